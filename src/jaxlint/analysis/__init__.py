@@ -1,0 +1,1 @@
+"""The shared analysis every rule reads: names, traced functions, dataflow, call sites."""

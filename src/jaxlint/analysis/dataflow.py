@@ -1,0 +1,1160 @@
+"""Dataflow of traced values through a traced function and the helpers it calls.
+
+An abstract interpreter over the function's `ast`: statements run in order, branches are merged
+(traced on any path wins), loop bodies run twice so loop-carried values settle. Every time a
+traced value reaches a place where Python needs a concrete value, it records a `Sink`; the rules
+turn sinks into findings. Helpers defined in the file are analysed with the taint of their
+arguments (memoised per taint signature), so a finding lands on the helper's line and names the
+call chain. Budgets bound the work on adversarial input.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from jaxlint.analysis import api_tables as api
+from jaxlint.analysis import values as vals
+from jaxlint.analysis.module import FuncInfo, ModuleIndex, param_names, positional_params
+from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,
+                                     UNKNOWN, UNKNOWN_V, WRAPPED, V)
+
+MAX_DEPTH = 8
+MAX_FUNCTION_RUNS = 4000
+MAX_STEPS = 400_000
+
+_NUMERIC_FORMAT = re.compile(r"[bcdeEfFgGnoxX%]$")
+_PERCENT_NUMERIC = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[diouxXeEfFgGc]")
+_ARRAY_ANNOTATIONS = re.compile(
+    r"^(?:jax\.)?(?:Array|ArrayLike|jnp\.ndarray|jax\.numpy\.ndarray|int|float|bool|complex|"
+    r"(?:jaxtyping\.)?(?:Float|Int|Bool|Shaped|Num|Real|Inexact|Integer|UInt|Complex|Key)\[.*|"
+    r"(?:jt|jaxtyping)\.Array|chex\.(?:Array|Numeric|Scalar))$")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Where a sink was found: the function, the traced entry it was reached from, the chain."""
+
+    function: str
+    entry: str
+    entry_kind: str                 # "jit" | "transform" | "vmap" ...
+    chain: tuple = ()               # ((callee, call line), ...) from the entry to `function`
+
+
+@dataclass
+class Sink:
+    kind: str          # bool | convert | shape | slice | datadep | typetest | print | loop | static-arg
+    node: ast.AST
+    value: V
+    frame: Frame
+    detail: dict = field(default_factory=dict)
+
+
+class Budget(Exception):
+    """Raised when a file exhausts the analysis budget; what was found so far is kept."""
+
+
+class Env:
+    """Variable bindings of one function run, with the enclosing function's for closures."""
+
+    __slots__ = ("vars", "parent")
+
+    def __init__(self, parent: Optional["Env"] = None, bindings: Optional[dict] = None):
+        self.vars = dict(bindings or {})
+        self.parent = parent
+
+    def lookup(self, name: str) -> Optional[V]:
+        env = self
+        while env is not None:
+            if name in env.vars:
+                return env.vars[name]
+            env = env.parent
+        return None
+
+    def is_local(self, name: str) -> bool:
+        env = self
+        while env is not None:
+            if name in env.vars:
+                return True
+            env = env.parent
+        return False
+
+    def fork(self) -> "Env":
+        return Env(self.parent, self.vars)
+
+    def merge(self, *others: "Env"):
+        for other in others:
+            for name in set(self.vars) | set(other.vars):
+                self.vars[name] = vals.join(self.vars.get(name), other.vars.get(name))
+
+
+class ModuleFlow:
+    """Shared state of the dataflow over one module: sinks, memo, budgets."""
+
+    def __init__(self, index: ModuleIndex, finder, jitted_by_name: dict, jitted_by_attr: dict,
+                 class_is_pytree):
+        self.index = index
+        self.imports = index.imports
+        self.finder = finder
+        self.jitted_by_name = jitted_by_name
+        self.jitted_by_attr = jitted_by_attr
+        self.class_is_pytree = class_is_pytree
+        self.sinks: list = []
+        self._sink_keys: set = set()
+        self.memo: dict = {}
+        self.in_progress: set = set()
+        self.runs = 0
+        self.steps = 0
+
+    def record(self, kind, node, value, frame, **detail):
+        key = (kind, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), detail.get("key"))
+        if key in self._sink_keys:
+            return
+        self._sink_keys.add(key)
+        self.sinks.append(Sink(kind, node, value, frame, detail))
+
+    def tick(self, n=1):
+        self.steps += n
+        if self.steps > MAX_STEPS:
+            raise Budget()
+
+
+class FunctionRun:
+    """One abstract execution of one function body with given argument values."""
+
+    def __init__(self, flow: ModuleFlow, func, env: Env, frame: Frame, depth: int,
+                 self_value: Optional[V] = None, owner_cls=None, tracing: bool = True):
+        self.flow = flow
+        self.tracing = tracing             # False: a plain function hosting lax/vmap calls
+        self.func = func                   # FuncInfo or ast.Lambda
+        self.env = env
+        self.frame = frame
+        self.depth = depth
+        self.self_value = self_value
+        self.owner_cls = owner_cls
+        self.returned: Optional[V] = None
+        self.imports = flow.imports
+
+    # == statements ===============================================================================
+    def run(self) -> V:
+        node = self.func.node if isinstance(self.func, FuncInfo) else self.func
+        if isinstance(node, ast.Lambda):
+            self.returned = self.eval(node.body)
+        else:
+            self.exec_block(node.body)
+        return self.returned if self.returned is not None else STATIC_V
+
+    def exec_block(self, stmts):
+        for stmt in stmts:
+            self.exec_stmt(stmt)
+
+    def exec_stmt(self, stmt):
+        self.flow.tick()
+        method = getattr(self, "stmt_" + type(stmt).__name__, None)
+        if method is not None:
+            method(stmt)
+
+    def stmt_Expr(self, s):
+        self.eval(s.value)
+
+    def stmt_Assign(self, s):
+        value = self.eval(s.value)
+        for target in s.targets:
+            self.bind(target, value)
+
+    def stmt_AnnAssign(self, s):
+        if s.value is not None:
+            self.bind(s.target, self.eval(s.value))
+
+    def stmt_AugAssign(self, s):
+        current = self.eval(s.target) if isinstance(s.target, ast.Name) else UNKNOWN_V
+        value = self.binop(s.op, current, self.eval(s.value), s)
+        if isinstance(s.target, ast.Name):
+            self.bind(s.target, value)
+        else:
+            self.eval(s.target)
+
+    def stmt_Return(self, s):
+        value = self.eval(s.value) if s.value is not None else vals.static(None)
+        self.returned = vals.join(self.returned, value)
+
+    def stmt_FunctionDef(self, s):
+        info = self.flow.index.by_node.get(id(s))
+        self.env.vars[s.name] = V(FUNC, func=info, closure=self.env)
+
+    stmt_AsyncFunctionDef = stmt_FunctionDef
+
+    def stmt_If(self, s):
+        test = self.bool_test(s.test)
+        if test.state == STATIC and test.const is not vals.NO_CONST:
+            self.exec_block(s.body if test.const else s.orelse)
+            return
+        saved = self.env
+        body_env, else_env = saved.fork(), saved.fork()
+        self.env = body_env
+        self.exec_block(s.body)
+        self.env = else_env
+        self.exec_block(s.orelse)
+        saved.vars = dict(body_env.vars)
+        saved.merge(else_env)
+        self.env = saved
+
+    def stmt_For(self, s):
+        element = self.iter_element(s.iter)
+        if isinstance(s.iter, ast.Call):
+            self.flow.record("loop", s, element, self.frame, iter=s.iter, run=self)
+        self._loop(s.body, lambda: self.bind(s.target, element))
+        self.exec_block(s.orelse)
+
+    stmt_AsyncFor = stmt_For
+
+    def stmt_While(self, s):
+        self.bool_test(s.test)
+        self._loop(s.body, lambda: self.bool_test(s.test))
+        self.exec_block(s.orelse)
+
+    def _loop(self, body, each):
+        before = self.env.fork()
+        for _ in range(2):
+            each()
+            self.exec_block(body)
+        self.env.merge(before)
+
+    def stmt_With(self, s):
+        for item in s.items:
+            ctx = self.eval(item.context_expr)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, ctx if ctx.traced else UNKNOWN_V)
+        self.exec_block(s.body)
+
+    stmt_AsyncWith = stmt_With
+
+    def stmt_Try(self, s):
+        self.exec_block(s.body)
+        for handler in s.handlers:
+            if handler.name:
+                self.env.vars[handler.name] = UNKNOWN_V
+            self.exec_block(handler.body)
+        self.exec_block(s.orelse)
+        self.exec_block(s.finalbody)
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Assert(self, s):
+        self.bool_test(s.test)
+
+    def stmt_Match(self, s):
+        subject = self.eval(s.subject)
+        saved = self.env
+        branches = []
+        for case in s.cases:
+            self.env = saved.fork()
+            self.match_pattern(case.pattern, subject)
+            if case.guard is not None:
+                self.bool_test(case.guard)
+            self.exec_block(case.body)
+            branches.append(self.env)
+        self.env = saved
+        if branches:
+            saved.vars = dict(branches[0].vars)
+            saved.merge(*branches[1:])
+
+    def match_pattern(self, pattern, subject: V):
+        if isinstance(pattern, ast.MatchValue) and subject.traced and subject.leaf != CONTAINER:
+            self.flow.record("bool", pattern, subject, self.frame, how="match-case")
+        elif isinstance(pattern, ast.MatchClass) and subject.traced:
+            name = self.imports.resolve(pattern.cls) or getattr(pattern.cls, "id", "")
+            if name in api.SCALAR_TYPES and not pattern.patterns and not pattern.kwd_patterns:
+                self.flow.record("typetest", pattern, subject, self.frame, types=name, how="case")
+        elif isinstance(pattern, ast.MatchAs):
+            if pattern.name:
+                self.env.vars[pattern.name] = subject
+            if pattern.pattern is not None:
+                self.match_pattern(pattern.pattern, subject)
+        elif isinstance(pattern, ast.MatchOr):
+            for p in pattern.patterns:
+                self.match_pattern(p, subject)
+        elif isinstance(pattern, ast.MatchSequence):
+            for p in pattern.patterns:
+                self.match_pattern(p, vals.element_of(subject))
+        elif isinstance(pattern, ast.MatchStar) and pattern.name:
+            self.env.vars[pattern.name] = subject
+
+    # == binding =================================================================================
+    def bind(self, target, value: V):
+        if isinstance(target, ast.Name):
+            self.env.vars[target.id] = value.extend(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elts = target.elts
+            has_star = any(isinstance(e, ast.Starred) for e in elts)
+            if value.elts is not None and len(value.elts) == len(elts) and not has_star:
+                for t, v in zip(elts, value.elts):
+                    self.bind(t, v)
+            else:
+                element = vals.element_of(value) if value.state in (TRACED, STATIC) else UNKNOWN_V
+                if value.state == STATIC and value.elts is None:
+                    element = STATIC_V
+                for t in elts:
+                    self.bind(t.value if isinstance(t, ast.Starred) else t, element)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, value)
+        else:
+            self.eval(target)   # attribute / subscript stores: still check what they evaluate
+
+    # == expressions =============================================================================
+    def eval(self, node) -> V:
+        if node is None:
+            return UNKNOWN_V
+        self.flow.tick()
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.eval(child)
+            return UNKNOWN_V
+        return method(node)
+
+    def expr_Constant(self, n):
+        return vals.static(n.value, pyseq=isinstance(n.value, (str, bytes)))
+
+    def expr_Name(self, n):
+        value = self.env.lookup(n.id)
+        if value is not None:
+            return value
+        index = self.flow.index
+        if n.id in index.constants:
+            const = index.constants[n.id]
+            return vals.static(const, pyseq=isinstance(const, (str, bytes, tuple, list, dict, set, frozenset)))
+        if n.id in index.sequences:
+            return vals.static(pyseq=True)
+        if n.id in index.top_functions:
+            return V(FUNC, func=index.top_functions[n.id], closure=None)
+        if n.id == "self" and self.self_value is not None:
+            return self.self_value
+        return UNKNOWN_V
+
+    def expr_Attribute(self, n):
+        qual = self.qualname(n)
+        if qual is not None:
+            return STATIC_V if not qual.startswith(("jnp.", "lax.", "jax.")) or "." in qual[4:] else UNKNOWN_V
+        base = self.eval(n.value)
+        if base.state == TRACED:
+            if n.attr in api.STATIC_ATTRIBUTES:
+                return vals.static(pyseq=n.attr == "shape")
+            if n.attr == "at":
+                return V(vals.AT, extra=base, path=base.path, params=base.params)
+            if n.attr in ("T", "mT", "real", "imag"):
+                return vals.copy(base, elts=None)
+            if base.leaf == ARRAY:
+                return UNKNOWN_V      # an unknown attribute of an array (a method object)
+            return vals.copy(base, leaf=MAYBE, elts=None, boolish=False,
+                             path=base.path[:-1] + (f"{base.path[-1]}.{n.attr}",) if base.path else base.path)
+        if base.state == FUNC and self.owner_cls is not None:
+            return UNKNOWN_V
+        return UNKNOWN_V
+
+    def expr_Subscript(self, n):
+        base = self.eval(n.value)
+        index_node = n.slice
+        parts = index_node.elts if isinstance(index_node, ast.Tuple) else [index_node]
+        part_values = []
+        for part in parts:
+            if isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and part.func.id == "slice" \
+                    and not self.env.is_local("slice") and not part.keywords:
+                part = ast.Slice(*(part.args + [None, None, None])[:3]) if len(part.args) > 1 else \
+                    ast.Slice(None, part.args[0] if part.args else None, None)
+            if isinstance(part, ast.Slice):
+                bounds = [self.eval(b) for b in (part.lower, part.upper, part.step) if b is not None]
+                bad = vals.first_traced(bounds)
+                if bad is not None and bad.leaf != CONTAINER:
+                    self.flow.record("slice", n, bad, self.frame, base=base)
+                part_values.append(STATIC_V)
+            else:
+                part_values.append(self.eval(part))
+        index = part_values[0] if len(part_values) == 1 else vals.derived(part_values)
+        mask = next((v for v in part_values if v.traced and v.boolish), None)
+        if base.state == vals.AT:
+            if mask is not None:
+                self.flow.record("datadep", n, mask, self.frame, how="at-mask")
+            return V(vals.AT, extra=base.extra, path=base.path, params=base.params, wrapper="item")
+        if base.traced or (base.state == UNKNOWN and mask is not None):
+            if mask is not None:
+                self.flow.record("datadep", n, mask, self.frame, how="mask")
+                return vals.copy(mask, leaf=ARRAY, boolish=False)
+            if base.elts is not None and isinstance(index_node, ast.Constant) \
+                    and isinstance(index_node.value, int) and -len(base.elts) <= index_node.value < len(base.elts):
+                return base.elts[index_node.value]
+            if base.traced:
+                leaf = ARRAY if base.leaf == ARRAY else MAYBE
+                step = None
+                if base.path and isinstance(index_node, ast.Constant):
+                    step = f"{base.path[-1]}[{index_node.value!r}]"
+                result = vals.copy(base, leaf=leaf, elts=None, boolish=False)
+                if step:
+                    result = vals.copy(result, path=base.path[:-1] + (step,))
+                if index.traced:
+                    result = vals.copy(result, params=result.params | index.params)
+                return result
+            return UNKNOWN_V
+        if index.traced and index.leaf != CONTAINER and base.state == STATIC and base.pyseq \
+                and not any(isinstance(p, ast.Slice) for p in parts):
+            if isinstance(base.const, dict):
+                self.flow.record("convert", n, index, self.frame, how="dict key")
+            else:
+                self.flow.record("convert", n, index, self.frame, how="index a Python sequence")
+            return UNKNOWN_V
+        if base.state == STATIC and base.elts is not None and isinstance(index_node, ast.Constant) \
+                and isinstance(index_node.value, int) and -len(base.elts) <= index_node.value < len(base.elts):
+            return base.elts[index_node.value]
+        if base.state == STATIC and base.const is not vals.NO_CONST and index.const is not vals.NO_CONST:
+            try:
+                const = base.const[index.const]
+                return vals.static(const, pyseq=isinstance(const, (str, tuple, list, dict)))
+            except Exception:  # noqa: BLE001 - any failure just means "not a known constant"
+                return STATIC_V
+        return STATIC_V if base.state == STATIC else UNKNOWN_V
+
+    def expr_Starred(self, n):
+        return self.eval(n.value)
+
+    def expr_NamedExpr(self, n):
+        value = self.eval(n.value)
+        self.bind(n.target, value)
+        return value
+
+    def expr_Tuple(self, n):
+        items = [self.eval(e) for e in n.elts]
+        has_star = any(isinstance(e, ast.Starred) for e in n.elts)
+        if any(v.traced for v in items):
+            return vals.traced(leaf=CONTAINER, elts=None if has_star else tuple(items),
+                               path=vals.first_traced(items).path,
+                               params=frozenset().union(*(v.params for v in items if v.traced)))
+        if any(v.state == UNKNOWN for v in items):
+            return vals.static(pyseq=True, elts=None if has_star else tuple(items))
+        consts = tuple(v.const for v in items)
+        const = vals.NO_CONST if has_star or any(c is vals.NO_CONST for c in consts) else consts
+        return vals.static(const=const if isinstance(n, ast.Tuple) else vals.NO_CONST, pyseq=True,
+                           elts=None if has_star else tuple(items))
+
+    expr_List = expr_Tuple
+    expr_Set = expr_Tuple
+
+    def expr_Dict(self, n):
+        for key in n.keys:
+            if key is not None:
+                k = self.eval(key)
+                if k.is_array:
+                    self.flow.record("convert", key, k, self.frame, how="dict key")
+        items = [self.eval(v) for v in n.values]
+        if any(v.traced for v in items):
+            source = vals.first_traced(items)
+            return vals.traced(leaf=CONTAINER, path=source.path, params=source.params)
+        return vals.static(pyseq=True)
+
+    def expr_BinOp(self, n):
+        return self.binop(n.op, self.eval(n.left), self.eval(n.right), n)
+
+    def binop(self, op, left: V, right: V, node) -> V:
+        if isinstance(op, ast.Mult):
+            for seq, count in ((left, right), (right, left)):
+                if seq.state == STATIC and seq.pyseq and count.is_array:
+                    self.flow.record("convert", node, count, self.frame, how="repeat a Python sequence")
+                    return UNKNOWN_V
+        if isinstance(op, ast.Mod) and left.state == STATIC and isinstance(left.const, str):
+            shown = right if right.traced else None
+            if shown is not None:
+                if _PERCENT_NUMERIC.search(left.const):
+                    self.flow.record("convert", node, shown, self.frame, how="%-format as a number")
+                    return STATIC_V
+                return vals.static(pyseq=True, shows=shown)
+        if left.traced or right.traced:
+            boolish = isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and \
+                all(v.boolish for v in (left, right) if v.traced)
+            if isinstance(op, ast.Add) and left.leaf == CONTAINER and right.leaf != ARRAY:
+                return vals.derived([left, right], leaf=CONTAINER)
+            return vals.derived([left, right], boolish=boolish)
+        if left.state == STATIC and right.state == STATIC:
+            if isinstance(op, ast.Add) and left.pyseq and right.pyseq:
+                return vals.static(pyseq=True)
+            return _fold(op, left, right)
+        return UNKNOWN_V
+
+    def expr_UnaryOp(self, n):
+        operand = self.eval(n.operand)
+        if isinstance(n.op, ast.Not):
+            if self.is_bool_converted(operand):
+                self.flow.record("bool", n, operand, self.frame, how="`not`")
+                return STATIC_V
+            if operand.state == STATIC and operand.const is not vals.NO_CONST:
+                return vals.static(not operand.const)
+            return STATIC_V if operand.state == STATIC else UNKNOWN_V
+        if operand.traced:
+            return vals.copy(operand, leaf=ARRAY, elts=None) if operand.leaf != CONTAINER else operand
+        if operand.state == STATIC and operand.const is not vals.NO_CONST and isinstance(n.op, ast.USub):
+            try:
+                return vals.static(-operand.const)
+            except TypeError:
+                return STATIC_V
+        return operand
+
+    def expr_BoolOp(self, n):
+        return self.boolop(n, in_test=False)
+
+    def boolop(self, n, in_test: bool) -> V:
+        result = None
+        for i, operand in enumerate(n.values):
+            last = i == len(n.values) - 1
+            value = self.bool_test(operand) if (in_test or not last) else self.eval(operand)
+            result = vals.join(result, value)
+            if isinstance(n.op, ast.And) and self.is_scalar_type_test(operand):
+                break      # isinstance(tracer, int) is False: the rest is never evaluated
+        return result if not in_test else (STATIC_V if result is None or not result.traced else result)
+
+    def expr_Compare(self, n):
+        left = self.eval(n.left)
+        comparators = [self.eval(c) for c in n.comparators]
+        operands = [left] + comparators
+        results = []
+        for i, op in enumerate(n.ops):
+            a, b = operands[i], operands[i + 1]
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                results.append(STATIC_V)
+            elif isinstance(op, (ast.Eq, ast.NotEq)) and (_is_none(n, i) or a.state == vals.FUNC):
+                results.append(STATIC_V)
+            elif isinstance(op, (ast.In, ast.NotIn)):
+                if a.is_array and b.state == STATIC and b.pyseq:
+                    self.flow.record("bool", n, a, self.frame, how="`in` on a Python sequence")
+                    results.append(STATIC_V)
+                elif b.traced and b.leaf == CONTAINER:
+                    results.append(STATIC_V if not a.traced else UNKNOWN_V)
+                else:
+                    results.append(vals.derived([a, b], boolish=True) if b.is_array else
+                                   (STATIC_V if a.state == b.state == STATIC else UNKNOWN_V))
+            elif a.traced or b.traced:
+                if (a.traced and a.leaf == CONTAINER) or (b.traced and b.leaf == CONTAINER):
+                    results.append(UNKNOWN_V)
+                else:
+                    results.append(vals.derived([a, b], boolish=True))
+            else:
+                results.append(_fold_compare(op, a, b))
+        if len(results) > 1:
+            for r in results[:-1]:
+                if r.is_array:
+                    self.flow.record("bool", n, r, self.frame, how="chained comparison")
+                    return STATIC_V
+        out = results[0]
+        for r in results[1:]:
+            out = vals.join(out, r)
+        return out
+
+    def expr_IfExp(self, n):
+        test = self.bool_test(n.test)
+        if test.state == STATIC and test.const is not vals.NO_CONST:
+            return self.eval(n.body if test.const else n.orelse)
+        return vals.join(self.eval(n.body), self.eval(n.orelse))
+
+    def expr_Lambda(self, n):
+        return V(FUNC, func=n, closure=self.env)
+
+    def expr_JoinedStr(self, n):
+        shown = None
+        for part in n.values:
+            if isinstance(part, ast.FormattedValue):
+                value = self.eval(part.value)
+                spec = _format_spec_text(part.format_spec)
+                if value.traced and value.leaf != CONTAINER and spec and _NUMERIC_FORMAT.search(spec):
+                    self.flow.record("convert", part, value, self.frame, how=f"format with `:{spec}`")
+                elif value.traced or (value.shows is not None):
+                    shown = shown or (value if value.traced else value.shows)
+        return vals.static(pyseq=True, shows=shown)
+
+    def _comprehension(self, n, elements):
+        saved = self.env
+        self.env = Env(saved)
+        try:
+            for gen in n.generators:
+                element = self.iter_element(gen.iter)
+                self.bind(gen.target, element)
+                for cond in gen.ifs:
+                    self.bool_test(cond)
+            results = [self.eval(e) for e in elements]
+        finally:
+            self.env = saved
+        if any(r.traced for r in results):
+            source = vals.first_traced(results)
+            return vals.traced(leaf=CONTAINER, path=source.path, params=source.params)
+        return vals.static(pyseq=True)
+
+    def expr_ListComp(self, n):
+        return self._comprehension(n, [n.elt])
+
+    expr_SetComp = expr_ListComp
+    expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, n):
+        return self._comprehension(n, [n.key, n.value])
+
+    # == conversions to Python ===================================================================
+    def is_bool_converted(self, v: V) -> bool:
+        """Would `bool(v)` raise? Only for a tracer, not for a container holding tracers."""
+        if v.state != TRACED:
+            return False
+        return v.leaf == ARRAY
+
+    def bool_test(self, node) -> V:
+        """Evaluate `node` where Python calls bool() on it (if/while/assert/and/or/not)."""
+        if isinstance(node, ast.BoolOp):
+            return self.boolop(node, in_test=True)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self.eval(node)
+        value = self.eval(node)
+        if self.is_bool_converted(value):
+            self.flow.record("bool", node, value, self.frame, how="condition")
+            return STATIC_V
+        return value
+
+    def is_scalar_type_test(self, node) -> bool:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+                and len(node.args) == 2 and not self.env.is_local("isinstance")):
+            return False
+        return self._scalar_types(node.args[1]) is not None and self.eval(node.args[0]).traced
+
+    def _scalar_types(self, node) -> Optional[str]:
+        names = node.elts if isinstance(node, ast.Tuple) else [node]
+        found = []
+        for name_node in names:
+            name = self.imports.resolve(name_node) or (name_node.id if isinstance(name_node, ast.Name) else "")
+            if name in api.SCALAR_TYPES:
+                found.append(name)
+            else:
+                return None
+        return ", ".join(found) if found else None
+
+    def iter_element(self, node) -> V:
+        """What a `for` over `node` binds to its target, checking the iterable itself."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not self.env.is_local(node.func.id):
+            name = node.func.id
+            args = [self.eval(a) for a in node.args]
+            if name == "range":
+                self.check_range(node, args)
+                return STATIC_V
+            if name == "enumerate" and args:
+                return vals.static(pyseq=True, elts=(STATIC_V, vals.element_of(args[0])))
+            if name == "zip":
+                elements = tuple(vals.element_of(a) for a in args)
+                if any(e.traced for e in elements):
+                    return vals.traced(leaf=CONTAINER, elts=elements, path=vals.first_traced(elements).path,
+                                       params=frozenset().union(*(e.params for e in elements if e.traced)))
+                return vals.static(pyseq=True, elts=elements)
+            if name in ("reversed", "list", "tuple", "sorted", "iter") and args:
+                return vals.element_of(args[0])
+            return self.eval_call_values(node, args)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("items", "values", "keys") and not node.args:
+            receiver = self.eval(node.func.value)
+            if receiver.traced:
+                inner = vals.copy(receiver, leaf=MAYBE, elts=None)
+                if node.func.attr == "items":
+                    return vals.traced(leaf=CONTAINER, elts=(STATIC_V, inner), path=inner.path, params=inner.params)
+                return inner if node.func.attr == "values" else STATIC_V
+            return UNKNOWN_V if receiver.state != STATIC else STATIC_V
+        iterable = self.eval(node)
+        if iterable.state == TRACED:
+            return vals.element_of(iterable)
+        if iterable.state == STATIC:
+            return vals.element_of(iterable)
+        return UNKNOWN_V
+
+    def check_range(self, node, args):
+        for arg in args:
+            if arg.traced and arg.leaf != CONTAINER:
+                self.flow.record("convert", node, arg, self.frame, how="range()")
+                return
+
+    # == calls ===================================================================================
+    def qualname(self, func_node) -> Optional[str]:
+        """Canonical name of an imported callable, unless a local variable shadows it."""
+        root = func_node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or self.env.is_local(root.id):
+            return None
+        return self.imports.resolve(func_node)
+
+    def expr_Call(self, n):
+        args = [self.eval(a) for a in n.args]
+        return self.eval_call_values(n, args)
+
+    def eval_call_values(self, n: ast.Call, args: list) -> V:
+        kwargs = {}
+        for kw in n.keywords:
+            value = self.eval(kw.value)
+            if kw.arg is not None:
+                kwargs[kw.arg] = value
+        func = n.func
+        qual = self.qualname(func)
+        if qual is not None:
+            return self.call_api(n, qual, args, kwargs)
+        if isinstance(func, ast.Name) and not self.env.is_local(func.id) \
+                and func.id not in self.flow.index.module_names:
+            return self.call_builtin(n, func.id, args, kwargs)
+        if isinstance(func, ast.Attribute):
+            receiver = self.eval(func.value)
+            return self.call_method(n, receiver, func.attr, args, kwargs)
+        callee = self.eval(func)
+        return self.call_value(n, callee, args, kwargs)
+
+    def call_builtin(self, n, name, args, kwargs) -> V:
+        first = args[0] if args else None
+        if name == "print":
+            shown = next((a if a.traced else a.shows for a in args if a.traced or a.shows is not None), None)
+            if shown is not None:
+                self.flow.record("print", n, shown, self.frame)
+            return vals.static(None)
+        if name == "isinstance" and len(args) == 2:
+            types = self._scalar_types(n.args[1])
+            if types and first.traced:
+                self.flow.record("typetest", n, first, self.frame, types=types, how="isinstance")
+                return vals.static(False)
+            return STATIC_V
+        if name in api.CONVERTING_BUILTINS and first is not None and first.traced and first.leaf != CONTAINER:
+            self.flow.record("convert", n, first, self.frame, how=api.CONVERTING_BUILTINS[name])
+            return STATIC_V
+        if name == "bool" and first is not None:
+            if self.is_bool_converted(first):
+                self.flow.record("bool", n, first, self.frame, how="bool()")
+            return STATIC_V
+        if name == "hash" and first is not None and first.traced:
+            self.flow.record("convert", n, first, self.frame, how="hash()")
+            return STATIC_V
+        if name == "range":
+            self.check_range(n, args)
+            return vals.static(pyseq=True)
+        if name in ("max", "min"):
+            traced_args = [a for a in args if a.traced]
+            if len(args) > 1 and any(a.traced and a.leaf != CONTAINER for a in args):
+                self.flow.record("bool", n, traced_args[0], self.frame, how=f"builtin {name}()")
+                return STATIC_V
+            return vals.derived(args) if traced_args else STATIC_V
+        if name in api.ARITHMETIC_BUILTINS:
+            if name == "sum" and first is not None and first.traced:
+                return vals.copy(first, leaf=ARRAY, elts=None)
+            return vals.derived(args + list(kwargs.values()))
+        if name in ("str", "repr", "format", "ascii"):
+            return vals.static(pyseq=True, shows=first if first is not None and first.traced else None)
+        if name in api.STATIC_BUILTINS:
+            return STATIC_V
+        if name in ("list", "tuple") and first is not None:
+            if first.traced:
+                return vals.copy(first, leaf=CONTAINER if first.leaf != ARRAY else MAYBE)
+            return vals.static(pyseq=True) if first.state == STATIC else UNKNOWN_V
+        if name in ("zip", "enumerate", "reversed", "sorted", "iter", "map", "filter"):
+            return UNKNOWN_V if not any(a.traced for a in args) else vals.traced(
+                leaf=CONTAINER, path=vals.first_traced(args).path)
+        if name == "dict":
+            return vals.static(pyseq=True) if not any(a.traced for a in list(kwargs.values()) + args) else \
+                vals.traced(leaf=CONTAINER, path=vals.first_traced(list(kwargs.values()) + args).path)
+        return UNKNOWN_V
+
+    def call_api(self, n, qual, args, kwargs) -> V:
+        everything = args + list(kwargs.values())
+        short = qual.split(".", 1)[1] if qual.startswith(("jnp.", "lax.", "np.")) else qual
+        if qual in ("operator.index",) and args and args[0].traced:
+            self.flow.record("convert", n, args[0], self.frame, how="operator.index()")
+            return STATIC_V
+        if qual.startswith("math."):
+            bad = vals.first_traced(everything)
+            if bad is not None and bad.leaf != CONTAINER:
+                self.flow.record("convert", n, bad, self.frame, how=f"{qual}()")
+                return STATIC_V
+            return STATIC_V if all(v.state == STATIC for v in everything) else UNKNOWN_V
+        if qual.startswith("np."):
+            bad = vals.first_traced(everything)
+            if bad is not None and qual in api.NUMPY_CONVERTING and bad.leaf != CONTAINER:
+                self.flow.record("convert", n, bad, self.frame, how=f"{qual}()")
+                return STATIC_V
+            if bad is not None:
+                return vals.derived(everything, text=f"{qual}()")
+            return STATIC_V if all(v.state == STATIC for v in everything) else UNKNOWN_V
+        if qual in ("jax.debug.print", "jax.debug.callback", "jax.debug.breakpoint", "jax.debug.visualize_array_sharding"):
+            return vals.static(None)
+        if qual == "functools.partial" and args:
+            inner = args[0]
+            if inner.state == FUNC:
+                return V(FUNC, func=inner.func, closure=inner.closure,
+                         bound=(list(args[1:]), dict(kwargs)), extra=inner.extra)
+            return UNKNOWN_V
+        if qual in api.CALL_THROUGH_WRAPPERS:
+            if args and args[0].state in (FUNC, WRAPPED):
+                return V(WRAPPED, wrapper=qual, extra=(args[0], n.keywords))
+            if args and args[0].state == STATIC:
+                return UNKNOWN_V
+            return UNKNOWN_V
+        if qual in api.TRANSFORM_BODY_ARGS or qual == api.SWITCH:
+            self.check_concrete_args(n, qual, args, kwargs)
+            return self.call_control_flow(n, qual, args, kwargs)
+        if qual in ("jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"):
+            trees = args[1:]
+            if args and args[0].state == FUNC and any(t.traced for t in trees):
+                leaves = [vals.copy(t, leaf=MAYBE, elts=None) if t.traced else t for t in trees]
+                self.call_value(n, args[0], leaves, {})
+            return vals.derived(trees, leaf=MAYBE) if any(t.traced for t in trees) else UNKNOWN_V
+        if qual in api.STATIC_RESULT_FUNCTIONS:
+            return STATIC_V
+        if (qual.startswith(api.ARRAY_NAMESPACES) or qual in api.ARRAY_FUNCTIONS) and not self.tracing:
+            return UNKNOWN_V      # eager code: jnp results are concrete arrays
+        if qual.startswith(api.ARRAY_NAMESPACES) or qual in api.ARRAY_FUNCTIONS:
+            self.check_concrete_args(n, qual, args, kwargs)
+            self.check_data_dependent(n, qual, args, kwargs)
+            source = vals.first_traced(everything)
+            text = f"{short}()"
+            boolish = qual in api.BOOLEAN_RESULT
+            if source is None:
+                return vals.traced(path=(text,), text=text, boolish=boolish)
+            params = frozenset().union(*(v.params for v in everything if v.traced))
+            return vals.traced(path=source.path + (text,), params=params, text=text, boolish=boolish)
+        if any(v.traced for v in everything) and qual.startswith("jax."):
+            return vals.derived(everything, leaf=MAYBE)
+        return UNKNOWN_V
+
+    def call_method(self, n, receiver: V, attr: str, args, kwargs) -> V:
+        everything = args + list(kwargs.values())
+        if receiver.state == vals.AT:
+            base = receiver.extra
+            return vals.derived([base] + everything) if base is not None else UNKNOWN_V
+        if receiver.traced:
+            if attr in ("item", "tolist", "__array__", "__index__", "__int__", "__float__", "__bool__"):
+                if receiver.leaf != CONTAINER:
+                    self.flow.record("convert", n, receiver, self.frame, how=f".{attr}()")
+                    return STATIC_V
+            if receiver.leaf == ARRAY or attr in api.ARRAY_METHODS and receiver.leaf == MAYBE \
+                    and attr not in ("get", "copy", "set", "add"):
+                self.check_method_args(n, attr, args, kwargs)
+                if attr in ("__getitem__",):
+                    return vals.copy(receiver, elts=None)
+                return vals.traced(path=receiver.path + (f".{attr}()",), params=receiver.params,
+                                   text=f".{attr}()")
+            if attr in ("keys",):
+                return vals.static(pyseq=True)
+            if attr in ("values", "items", "get", "copy", "pop", "setdefault"):
+                return vals.copy(receiver, leaf=MAYBE, elts=None)
+            if attr in ("replace", "_replace"):
+                return vals.copy(receiver, leaf=MAYBE, elts=None)
+            return UNKNOWN_V
+        if receiver.state == STATIC and isinstance(receiver.const, str) and attr == "format":
+            shown = vals.first_traced(everything)
+            if shown is not None:
+                if re.search(r"\{[^{}]*:[^{}]*[bcdeEfFgGnoxX%]\}", receiver.const):
+                    self.flow.record("convert", n, shown, self.frame, how="str.format with a number format")
+                    return STATIC_V
+                return vals.static(pyseq=True, shows=shown)
+            return vals.static(pyseq=True)
+        if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id in ("self", "cls") and self.owner_cls is not None:
+            method = self.owner_cls.methods.get(attr)
+            if method is not None:
+                callee = V(FUNC, func=method, closure=None, extra="method")
+                return self.call_value(n, callee, args, kwargs)
+        jitted = self.flow.jitted_by_attr.get(attr)
+        if jitted is not None and isinstance(n.func, ast.Attribute):
+            return self.call_jitted(n, jitted, args, kwargs)
+        if receiver.state == FUNC:
+            return UNKNOWN_V
+        if receiver.state == STATIC and receiver.pyseq and attr in ("index", "count") and \
+                any(a.traced for a in args):
+            self.flow.record("bool", n, vals.first_traced(args), self.frame, how=f"list.{attr}()")
+            return STATIC_V
+        return UNKNOWN_V
+
+    def check_method_args(self, n, attr, args, kwargs):
+        for pos, kw in api.CONCRETE_METHOD_ARGS.get(attr, ()):
+            candidates = []
+            if pos == "*":
+                candidates = list(args)
+            elif pos is not None and pos < len(args):
+                candidates = [args[pos]]
+            if kw is not None and kw in kwargs:
+                candidates.append(kwargs[kw])
+            for value in candidates:
+                if value.traced:
+                    what = kw or "axis"
+                    self.flow.record("shape", n, value, self.frame, api=f".{attr}()", arg=what)
+                    return
+
+    def check_concrete_args(self, n, qual, args, kwargs):
+        spec = api.CONCRETE_ARGS.get(qual)
+        short = qual[4:] if qual.startswith(("jnp.", "lax.")) else qual
+        display = ("jnp." if qual.startswith("jnp.") else "lax." if qual.startswith("lax.") else "") + short
+        if spec:
+            for pos, kw in spec:
+                value = None
+                if pos is not None and pos < len(args) and not any(isinstance(a, ast.Starred) for a in n.args[:pos + 1]):
+                    value = args[pos]
+                elif kw is not None and kw in kwargs:
+                    value = kwargs[kw]
+                if value is not None and value.traced:
+                    kind = "slice" if qual in api.SLICE_SIZE_APIS else "shape"
+                    self.flow.record(kind, n, value, self.frame, api=display + "()", arg=kw or f"argument {pos}")
+                    return
+        repeat = api.REPEAT_TOTAL_LENGTH.get(qual)
+        if repeat is not None:
+            (pos, kw), total = repeat
+            value = args[pos] if pos < len(args) else kwargs.get(kw)
+            if value is not None and value.traced and total not in kwargs:
+                self.flow.record("shape", n, value, self.frame, api=display + "()", arg=kw)
+
+    def check_data_dependent(self, n, qual, args, kwargs):
+        display = qual
+        if qual == "jnp.where":
+            if len(args) == 1 and not kwargs and args[0].traced:
+                self.flow.record("datadep", n, args[0], self.frame, api="jnp.where() with one argument")
+            return
+        if qual in api.DATA_DEPENDENT_SHAPE:
+            size_kw = api.DATA_DEPENDENT_SHAPE[qual]
+            if size_kw is not None and size_kw in kwargs:
+                if kwargs[size_kw].traced:
+                    self.flow.record("shape", n, kwargs[size_kw], self.frame, api=display + "()", arg=size_kw)
+                return
+            if qual == "jnp.bincount" and len(args) > 2:
+                return
+            source = vals.first_traced(args)
+            if source is not None:
+                self.flow.record("datadep", n, source, self.frame, api=display + "()", size=size_kw)
+
+    def call_control_flow(self, n, qual, args, kwargs) -> V:
+        """Run the bodies of lax control flow with traced parameters (the closure stays live)."""
+        def body_at(pos, kw):
+            if pos < len(args):
+                return args[pos]
+            return kwargs.get(kw)
+        carry = None
+        if qual == "lax.scan":
+            f, init, xs = body_at(0, "f"), body_at(1, "init"), body_at(2, "xs")
+            init = _as_traced(init, "carry")
+            xs = _as_traced(xs, "x") if xs is not None and xs.const is not None else vals.static(None)
+            if f is not None:
+                self.call_value(n, f, [init, vals.copy(xs, leaf=MAYBE) if xs.traced else xs], {}, transform=qual)
+            return vals.traced(leaf=CONTAINER, path=("lax.scan()",), text="lax.scan()")
+        if qual == "lax.fori_loop":
+            body, init = body_at(2, "body_fun"), body_at(3, "init_val")
+            if body is not None:
+                self.call_value(n, body, [vals.traced(path=("i",), text="loop index"), _as_traced(init, "carry")],
+                                {}, transform=qual)
+            return _as_traced(init, "carry")
+        if qual == "lax.while_loop":
+            cond, body, init = body_at(0, "cond_fun"), body_at(1, "body_fun"), body_at(2, "init_val")
+            carry = _as_traced(init, "carry")
+            for f in (cond, body):
+                if f is not None:
+                    self.call_value(n, f, [carry], {}, transform=qual)
+            return carry
+        if qual == "lax.cond":
+            operands = [_as_traced(a, "operand") for a in args[3:]]
+            for f in args[1:3]:
+                self.call_value(n, f, operands, {}, transform=qual)
+            return vals.traced(leaf=MAYBE, path=("lax.cond()",), text="lax.cond()")
+        if qual == "lax.switch":
+            operands = [_as_traced(a, "operand") for a in args[2:]]
+            if len(n.args) > 1 and isinstance(n.args[1], (ast.List, ast.Tuple)):
+                for elt in n.args[1].elts:
+                    self.call_value(n, self.eval(elt), operands, {}, transform=qual)
+            return vals.traced(leaf=MAYBE, path=("lax.switch()",), text="lax.switch()")
+        if qual == "lax.map":
+            f, xs = body_at(0, "f"), body_at(1, "xs")
+            if f is not None:
+                self.call_value(n, f, [_as_traced(xs, "x")], {}, transform=qual)
+            return vals.traced(leaf=MAYBE, path=("lax.map()",), text="lax.map()")
+        return vals.traced(leaf=MAYBE, path=(qual + "()",))
+
+    def call_value(self, n, callee: V, args, kwargs, transform: Optional[str] = None) -> V:
+        if callee.state == WRAPPED:
+            inner, keywords = callee.extra
+            if callee.wrapper in ("jax.jit", "eqx.filter_jit", "nnx.jit", "jax.pmap"):
+                return self.call_value(n, inner, args, kwargs) if inner.state in (FUNC, WRAPPED) else UNKNOWN_V
+            if callee.wrapper == "jax.vmap":
+                unbatched = _vmap_unbatched(keywords, len(args))
+                args = [a if i in unbatched else (vals.copy(a, leaf=MAYBE) if a.traced else _batched(a))
+                        for i, a in enumerate(args)]
+            tracer = callee.wrapper if callee.wrapper in api.TRACING_WRAPPERS else None
+            result = self.call_value(n, inner, args, kwargs, transform=tracer) \
+                if inner.state in (FUNC, WRAPPED) else UNKNOWN_V
+            if callee.wrapper in ("jax.grad", "jax.value_and_grad", "eqx.filter_grad",
+                                  "eqx.filter_value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"):
+                source = vals.first_traced(args + list(kwargs.values()))
+                if source is None:
+                    return UNKNOWN_V
+                return vals.traced(leaf=MAYBE, path=source.path + (f"{callee.wrapper}()",), params=source.params)
+            return result
+        if callee.state != FUNC or callee.func is None:
+            jitted = self._jitted_for_name(n)
+            if jitted is not None:
+                return self.call_jitted(n, jitted, args, kwargs)
+            return UNKNOWN_V
+        if callee.bound is not None:
+            bound_args, bound_kwargs = callee.bound
+            args = list(bound_args) + list(args)
+            kwargs = {**bound_kwargs, **kwargs}
+        func = callee.func
+        jitted = self._jitted_for_name(n)
+        if jitted is not None and transform is None:
+            return self.call_jitted(n, jitted, args, kwargs)
+        return self.analyse_callee(n, func, callee, args, kwargs, transform)
+
+    def _jitted_for_name(self, n):
+        if isinstance(n.func, ast.Name):
+            return self.flow.jitted_by_name.get(n.func.id)
+        return None
+
+    def call_jitted(self, n, entry, args, kwargs) -> V:
+        """Calling another jitted function: a tracer reaching its static parameter fails (JAX103)."""
+        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        for i, value in enumerate(args):
+            if i < len(positional) and positional[i] in entry.static and value.traced:
+                self.flow.record("static-arg", n, value, self.frame, callee=entry.name, param=positional[i])
+        for name, value in kwargs.items():
+            if name in entry.static and value.traced:
+                self.flow.record("static-arg", n, value, self.frame, callee=entry.name, param=name)
+        source = vals.first_traced(args + list(kwargs.values()))
+        if source is None:
+            return UNKNOWN_V
+        return vals.traced(leaf=MAYBE, path=source.path + (f"{entry.name}()",), params=source.params)
+
+    def analyse_callee(self, n, func, callee: V, args, kwargs, transform) -> V:
+        node = func.node if isinstance(func, FuncInfo) else func
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return UNKNOWN_V
+        is_method = callee.extra == "method"
+        params_spec = node.args
+        names = param_names(params_spec)
+        positional = positional_params(params_spec)
+        if is_method and positional:
+            positional = positional[1:]
+        bindings = {}
+        for i, value in enumerate(args):
+            if i < len(positional):
+                bindings[positional[i]] = value
+            elif params_spec.vararg is not None:
+                bindings[params_spec.vararg.arg] = vals.join(bindings.get(params_spec.vararg.arg),
+                                                             vals.copy(value, leaf=CONTAINER) if value.traced else value)
+        for name, value in kwargs.items():
+            if name in names:
+                bindings[name] = value
+            elif params_spec.kwarg is not None:
+                bindings[params_spec.kwarg.arg] = vals.join(bindings.get(params_spec.kwarg.arg),
+                                                            vals.copy(value, leaf=CONTAINER) if value.traced else value)
+        has_closure = callee.closure is not None
+        starts_trace = transform is not None and not self.tracing
+        if not any(v.traced for v in bindings.values()) and not has_closure and not starts_trace:
+            return UNKNOWN_V
+        for name in names:
+            if name not in bindings:
+                bindings[name] = STATIC_V if name in _defaults(params_spec) else UNKNOWN_V
+        bindings = {k: v.extend(k) for k, v in bindings.items()}
+        if self.depth >= MAX_DEPTH:
+            return UNKNOWN_V
+        key = (id(node), tuple(sorted((k, v.signature()) for k, v in bindings.items())),
+               id(callee.closure) if has_closure else None)
+        if key in self.flow.memo:
+            return self.flow.memo[key]
+        if key in self.flow.in_progress:
+            return UNKNOWN_V
+        self.flow.runs += 1
+        if self.flow.runs > MAX_FUNCTION_RUNS:
+            raise Budget()
+        name = func.qualname if isinstance(func, FuncInfo) else "<lambda>"
+        chain = self.frame.chain
+        if not isinstance(node, ast.Lambda):
+            chain = chain + ((name, n.lineno, transform),)
+        frame = Frame(function=name if not isinstance(node, ast.Lambda) else self.frame.function,
+                      entry=self.frame.entry, entry_kind=self.frame.entry_kind, chain=chain)
+        if starts_trace:     # a plain function hands this body to lax/vmap: tracing starts here
+            kind = "vmapped function" if transform == "jax.vmap" else f"{transform} body"
+            frame = Frame(function=name, entry=name, entry_kind=kind)
+        owner = func.cls if isinstance(func, FuncInfo) and func.cls is not None else self.owner_cls
+        self.flow.in_progress.add(key)
+        try:
+            run = FunctionRun(self.flow, func, Env(callee.closure, bindings), frame, self.depth + 1,
+                              self_value=self.self_value if is_method else None, owner_cls=owner,
+                              tracing=self.tracing or transform is not None)
+            result = run.run()
+        finally:
+            self.flow.in_progress.discard(key)
+        self.flow.memo[key] = result
+        return result
+
+
+def _defaults(args: ast.arguments) -> set:
+    from jaxlint.analysis.module import params_with_defaults
+    return params_with_defaults(args)
+
+
+def _as_traced(v: Optional[V], name: str) -> V:
+    """What a lax primitive passes to its body for the value `v` given as init/operand."""
+    if v is None:
+        return vals.traced(leaf=MAYBE, path=(name,))
+    if v.traced:
+        return vals.copy(v, leaf=MAYBE if v.leaf != ARRAY else ARRAY)
+    if v.state == STATIC and v.const is None:
+        return v
+    if v.state == STATIC and isinstance(v.const, (int, float, bool, complex)):
+        return vals.traced(leaf=ARRAY, path=(name,))
+    return vals.traced(leaf=MAYBE if v.elts is None else CONTAINER, path=(name,),
+                       elts=tuple(_as_traced(e, name) for e in v.elts) if v.elts else None)
+
+
+def _batched(v: V) -> V:
+    if v.state == STATIC and v.const is None:
+        return v
+    return vals.traced(leaf=MAYBE, path=("batched argument",))
+
+
+def _vmap_unbatched(keywords, nargs) -> set:
+    in_axes = None
+    for kw in keywords or ():
+        if kw.arg == "in_axes":
+            in_axes = kw.value
+    if in_axes is None:
+        return set()
+    if isinstance(in_axes, ast.Constant) and in_axes.value is None:
+        return set(range(nargs))
+    if isinstance(in_axes, (ast.Tuple, ast.List)):
+        return {i for i, e in enumerate(in_axes.elts) if isinstance(e, ast.Constant) and e.value is None}
+    return set()
+
+
+def _is_none(n: ast.Compare, i: int) -> bool:
+    operands = [n.left] + n.comparators
+    return any(isinstance(o, ast.Constant) and o.value is None for o in (operands[i], operands[i + 1]))
+
+
+def _format_spec_text(spec) -> str:
+    if spec is None:
+        return ""
+    if isinstance(spec, ast.JoinedStr):
+        return "".join(v.value for v in spec.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return ""
+
+
+_FOLDABLE = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+             ast.FloorDiv: lambda a, b: a // b, ast.Pow: lambda a, b: a ** b if abs(b) < 64 else None}
+
+
+def _fold(op, left: V, right: V) -> V:
+    fn = _FOLDABLE.get(type(op))
+    if fn is not None and isinstance(left.const, (int, float)) and isinstance(right.const, (int, float)) \
+            and not isinstance(left.const, bool) and not isinstance(right.const, bool):
+        try:
+            result = fn(left.const, right.const)
+            if result is not None and (not isinstance(result, int) or abs(result) < 10 ** 12):
+                return vals.static(result)
+        except (ArithmeticError, ValueError, TypeError):
+            pass
+    return STATIC_V
+
+
+def _fold_compare(op, a: V, b: V) -> V:
+    if a.state != STATIC or b.state != STATIC:
+        return UNKNOWN_V
+    return STATIC_V

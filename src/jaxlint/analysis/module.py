@@ -1,0 +1,218 @@
+"""An index of one module: its functions, classes and constants, built in one walk of the tree.
+
+Rules and the dataflow look things up here (`which def does this name call?`, `is this class a
+pytree?`, `what is N_STEPS?`) instead of walking the tree again.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+from jaxlint.analysis.names import ImportMap
+
+FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+_PYTREE_CLASS_DECORATORS = {
+    "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_dataclass",
+    "flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_static",
+}
+_PYTREE_BASES = {"eqx.Module", "flax.linen.Module", "nnx.Module", "typing.NamedTuple",
+                 "flax.struct.PyTreeNode", "nnx.Object", "nnx.Pytree", "chex.ArrayTree"}
+
+
+@dataclass(eq=False)
+class FuncInfo:
+    node: ast.AST
+    name: str
+    qualname: str
+    cls: Optional["ClassInfo"] = None
+    parent: Optional["FuncInfo"] = None
+    nested: dict = field(default_factory=dict)      # name -> FuncInfo defined directly inside
+
+    @property
+    def params(self) -> list:
+        return param_names(self.node.args)
+
+    @property
+    def is_method(self) -> bool:
+        if self.cls is None or self.parent is not None:
+            return False
+        return not any(_decorator_name(d) in ("staticmethod",) for d in self.node.decorator_list)
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    node: ast.ClassDef
+    name: str
+    bases: list
+    methods: dict = field(default_factory=dict)
+    is_pytree: bool = False
+    dataclass: Optional[dict] = None   # {"frozen": bool, "eq": bool} when decorated @dataclass
+    defines_eq: bool = False
+    defines_hash: bool = False
+    registered_here: bool = False      # registered by its own decorator (not inherited)
+
+
+def _decorator_name(dec: ast.AST) -> str:
+    if isinstance(dec, ast.Call):
+        dec = dec.func
+    if isinstance(dec, ast.Name):
+        return dec.id
+    if isinstance(dec, ast.Attribute):
+        return dec.attr
+    return ""
+
+
+def param_names(args: ast.arguments) -> list:
+    names = [a.arg for a in args.posonlyargs + args.args]
+    if args.vararg:
+        names.append(args.vararg.arg)
+    names += [a.arg for a in args.kwonlyargs]
+    if args.kwarg:
+        names.append(args.kwarg.arg)
+    return names
+
+
+def positional_params(args: ast.arguments) -> list:
+    return [a.arg for a in args.posonlyargs + args.args]
+
+
+def params_with_defaults(args: ast.arguments) -> set:
+    positional = args.posonlyargs + args.args
+    with_default = {a.arg for a in positional[len(positional) - len(args.defaults):]} if args.defaults else set()
+    with_default |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    return with_default
+
+
+class ModuleIndex:
+    def __init__(self, tree: ast.Module, imports: Optional[ImportMap] = None):
+        self.tree = tree
+        self.imports = imports or ImportMap(tree)
+        self.functions: list = []            # every FuncInfo, in source order
+        self.by_node: dict = {}              # id(def node) -> FuncInfo
+        self.top_functions: dict = {}        # module-level def name -> FuncInfo
+        self.classes: dict = {}              # class name -> ClassInfo (any nesting; last wins)
+        self.constants: dict = {}            # module-level NAME -> literal value
+        self.sequences: set = set()          # module-level names bound to list/tuple/dict displays
+        self.module_names: set = set()       # every name bound at module level
+        self.parents: dict = {}              # id(node) -> parent node, for statements only
+        self._index_body(tree.body, None, None, "")
+
+    # -- building ------------------------------------------------------------------------------
+    def _index_body(self, body, cls, parent, prefix):
+        for stmt in body:
+            self._index_stmt(stmt, cls, parent, prefix)
+
+    def _index_stmt(self, stmt, cls, parent, prefix):
+        if isinstance(stmt, FunctionNode):
+            info = FuncInfo(stmt, stmt.name, prefix + stmt.name, cls if parent is None else None, parent)
+            self.functions.append(info)
+            self.by_node[id(stmt)] = info
+            if parent is not None:
+                parent.nested[stmt.name] = info
+            elif cls is not None:
+                cls.methods[stmt.name] = info
+            else:
+                self.top_functions[stmt.name] = info
+                self.module_names.add(stmt.name)
+            self._index_body(stmt.body, None, info, info.qualname + ".")
+            return
+        if isinstance(stmt, ast.ClassDef):
+            info = self._class_info(stmt)
+            self.classes[stmt.name] = info
+            if parent is None and cls is None:
+                self.module_names.add(stmt.name)
+            self._index_body(stmt.body, info, None if parent is None else parent,
+                             prefix + stmt.name + ".")
+            return
+        if parent is None and cls is None:
+            self._record_module_binding(stmt)
+        for child in _child_bodies(stmt):
+            self._index_body(child, cls, parent, prefix)
+
+    def _record_module_binding(self, stmt):
+        targets = []
+        value = None
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                self.module_names.add((alias.asname or alias.name).split(".")[0])
+            return
+        for target in targets:
+            for name in _target_names(target):
+                self.module_names.add(name)
+            if isinstance(target, ast.Name) and value is not None:
+                try:
+                    self.constants[target.id] = ast.literal_eval(value)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    self.constants.pop(target.id, None)
+                if isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.ListComp, ast.DictComp)):
+                    self.sequences.add(target.id)
+                else:
+                    self.sequences.discard(target.id)
+
+    def _class_info(self, node: ast.ClassDef) -> ClassInfo:
+        bases = [self.imports.resolve(b) or (b.id if isinstance(b, ast.Name) else "") for b in node.bases]
+        info = ClassInfo(node, node.name, bases)
+        for dec in node.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            name = self.imports.resolve(target) or (target.id if isinstance(target, ast.Name) else "")
+            if name in _PYTREE_CLASS_DECORATORS or name.endswith("register_pytree_node_class"):
+                info.is_pytree = True
+                info.registered_here = True
+            if name in ("dataclasses.dataclass", "dataclass"):
+                opts = {"frozen": False, "eq": True}
+                if isinstance(dec, ast.Call):
+                    for kw in dec.keywords:
+                        if kw.arg in opts and isinstance(kw.value, ast.Constant):
+                            opts[kw.arg] = bool(kw.value.value)
+                info.dataclass = opts
+        if any(b in _PYTREE_BASES or b.endswith(("NamedTuple", ".Module", "PyTreeNode"))
+               for b in bases):
+            info.is_pytree = True
+        for stmt in node.body:
+            if isinstance(stmt, FunctionNode):
+                info.defines_eq |= stmt.name == "__eq__"
+                info.defines_hash |= stmt.name == "__hash__"
+            elif isinstance(stmt, ast.Assign):
+                for t in stmt.targets:
+                    if isinstance(t, ast.Name) and t.id == "__hash__":
+                        info.defines_hash = True
+        return info
+
+    # -- queries ------------------------------------------------------------------------------
+    def registered_pytree_classes(self) -> set:
+        """Classes registered by a call such as `jax.tree_util.register_pytree_node(Cls, ...)`."""
+        found = set()
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+                name = self.imports.resolve(node.func) or ""
+                if name.startswith("jax.tree_util.register_") or name.endswith("register_pytree_node"):
+                    found.add(node.args[0].id)
+        return found
+
+
+def _target_names(target):
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            yield from _target_names(elt)
+    elif isinstance(target, ast.Starred):
+        yield from _target_names(target.value)
+
+
+def _child_bodies(stmt):
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, name, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+    for handler in getattr(stmt, "handlers", ()) or ():
+        yield handler.body
+    for case in getattr(stmt, "cases", ()) or ():
+        yield case.body

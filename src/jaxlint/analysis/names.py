@@ -1,0 +1,75 @@
+"""What the names of this file mean: `jit`, `jnp`, `partial`, `lax`... resolved from its imports.
+
+No import is executed: `import jax.numpy as jnp` just records that `jnp` means `jax.numpy`.
+Every dotted name is then canonicalised so that rules compare one spelling (`jnp.zeros`,
+`lax.scan`, `jax.jit`) whatever the file wrote.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+# Longest prefix first: canonical short forms for the namespaces the rules talk about.
+_CANONICAL_PREFIXES = (
+    ("jax.experimental.pjit.pjit", "jax.jit"),
+    ("jax.experimental.pjit", "jax.experimental.pjit"),
+    ("jax.numpy.", "jnp."),
+    ("jax.numpy", "jnp"),
+    ("jax.lax.", "lax."),
+    ("jax.lax", "lax"),
+    ("jax._src.numpy.lax_numpy.", "jnp."),
+    ("numpy.", "np."),
+    ("numpy", "np"),
+    ("jax.remat", "jax.checkpoint"),
+    ("equinox.", "eqx."),
+    ("equinox", "eqx"),
+    ("flax.nnx.", "nnx."),
+    ("flax.nnx", "nnx"),
+)
+
+
+def canonical(dotted: str) -> str:
+    for prefix, short in _CANONICAL_PREFIXES:
+        if dotted == prefix or (prefix.endswith(".") and dotted.startswith(prefix)):
+            return short + dotted[len(prefix):]
+        if dotted.startswith(prefix + "."):
+            return short + dotted[len(prefix):]
+    return dotted
+
+
+class ImportMap:
+    """Maps each local name bound by an import to the dotted name it stands for."""
+
+    def __init__(self, tree: ast.Module):
+        self.aliases: dict = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.aliases[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.aliases[top] = top
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def resolve(self, node: ast.AST) -> Optional[str]:
+        """Canonical dotted name of a Name/Attribute chain rooted at an import, else None."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        base = self.aliases.get(node.id)
+        if base is None:
+            return None
+        parts.append(base)
+        return canonical(".".join(reversed(parts)))
+
+    def mentions(self, prefix: str) -> bool:
+        return any(v == prefix or v.startswith(prefix + ".") for v in self.aliases.values())

@@ -1,0 +1,343 @@
+"""Where tracing starts: every function whose parameters JAX turns into tracers.
+
+A function is traced when it is compiled by a jit-like wrapper (any spelling: decorator,
+decorator factory, `functools.partial(jax.jit, ...)`, `g = jax.jit(f, ...)`, `jax.jit(f)(x)`) or
+is the body of a lax control-flow primitive or `jax.vmap`. For each we record which parameters
+are static, read from `static_argnums`/`static_argnames` the way JAX reads them.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+from jaxlint.analysis import api_tables as api
+from jaxlint.analysis.module import (FuncInfo, ModuleIndex, param_names, params_with_defaults,
+                                     positional_params)
+
+
+@dataclass(eq=False)
+class StaticSpec:
+    """`static_argnums` / `static_argnames` as written at one jit site."""
+
+    argnums: Optional[tuple] = None
+    argnames: Optional[tuple] = None
+    argnums_node: Optional[ast.AST] = None
+    argnames_node: Optional[ast.AST] = None
+    unresolved: bool = False   # written with something we cannot evaluate statically
+
+
+@dataclass(eq=False)
+class TracedEntry:
+    """One place where tracing starts, and what it makes static."""
+
+    wrapper: str                         # canonical wrapper: jax.jit, lax.scan, jax.vmap, ...
+    site: ast.AST                        # the decorator or call that makes it traced
+    func: Optional[FuncInfo] = None
+    lam: Optional[ast.Lambda] = None
+    spec: StaticSpec = field(default_factory=StaticSpec)
+    static: set = field(default_factory=set)
+    bound: set = field(default_factory=set)      # bound by partial(...) or as `self` of self.m
+    unbatched: set = field(default_factory=set)  # vmap in_axes=None: the value passes untouched
+    call_names: set = field(default_factory=set) # plain names it is called by in this module
+    call_attrs: set = field(default_factory=set) # attribute names it is called by (methods)
+    immediate_calls: list = field(default_factory=list)  # `jax.jit(f)(...)` call nodes
+    spec_problems: list = field(default_factory=list)    # (message, is_error) for JAX203
+    negative_argnums: bool = False
+    via_decorator: bool = False
+    host: Optional[FuncInfo] = None              # the plain function whose call starts the trace
+    class_body: object = None                    # ClassInfo when `g = jax.jit(m)` sits in a class body
+
+    @property
+    def node(self) -> ast.AST:
+        return self.func.node if self.func else self.lam
+
+    @property
+    def args(self) -> ast.arguments:
+        return self.node.args
+
+    @property
+    def name(self) -> str:
+        return self.func.qualname if self.func else "<lambda>"
+
+    @property
+    def compiled(self) -> bool:
+        return self.wrapper in api.COMPILING_WRAPPERS
+
+    @property
+    def filtering(self) -> bool:
+        return self.wrapper in api.FILTERING_WRAPPERS
+
+    @property
+    def is_jit(self) -> bool:
+        return self.wrapper in api.JIT_WRAPPERS
+
+
+def _literal(node, index: ModuleIndex):
+    """Evaluate a static_argnums/argnames expression: literals and module constants only."""
+    if isinstance(node, ast.Name) and node.id in index.constants:
+        return index.constants[node.id]
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _UNRESOLVED
+
+
+_UNRESOLVED = object()
+
+
+class TracedFinder:
+    def __init__(self, index: ModuleIndex):
+        self.index = index
+        self.imports = index.imports
+        self.entries: list = []
+        self._by_func: dict = {}
+
+    # -- recognising wrappers ------------------------------------------------------------------
+    def wrapper_of(self, expr) -> Optional[tuple]:
+        """(wrapper, keywords) if `expr` used as a decorator makes its function traced."""
+        name = self.imports.resolve(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+        if name in api.JIT_WRAPPERS or name in api.TRACING_WRAPPERS:
+            return name, []
+        if isinstance(expr, ast.Call):
+            fname = self.imports.resolve(expr.func)
+            if (fname in api.JIT_WRAPPERS or fname in api.TRACING_WRAPPERS) and not expr.args:
+                return fname, expr.keywords        # @jax.jit(static_argnames=...)
+            if fname == "functools.partial" and expr.args:
+                inner = self.imports.resolve(expr.args[0])
+                if inner in api.JIT_WRAPPERS or inner in api.TRACING_WRAPPERS:
+                    return inner, expr.keywords
+        return None
+
+    # -- discovery ------------------------------------------------------------------------------
+    def find(self) -> list:
+        for info in self.index.functions:
+            for dec in info.node.decorator_list:
+                found = self.wrapper_of(dec)
+                if found:
+                    entry = self._add(found[0], dec, func=info, keywords=found[1])
+                    entry.via_decorator = True
+                    if info.cls is not None and info.parent is None:
+                        entry.call_attrs.add(info.name)
+                    else:
+                        entry.call_names.add(info.name)
+        self._scan_calls(self.index.tree, scope=None, cls=None)
+        return self.entries
+
+    def _scan_calls(self, node, scope: Optional[FuncInfo], cls):
+        """Walk the tree keeping track of the enclosing function and class."""
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                info = self.index.by_node.get(id(child))
+                self._scan_calls(child, info, None)
+                continue
+            if isinstance(child, ast.ClassDef):
+                self._scan_calls(child, scope, self.index.classes.get(child.name))
+                continue
+            if isinstance(child, ast.Assign) and isinstance(child.value, ast.Call):
+                entry = self._wrap_call(child.value, scope, cls)
+                if entry is not None:
+                    entry.class_body = cls
+                    for target in child.targets:
+                        if isinstance(target, ast.Name):
+                            entry.call_names.add(target.id)
+                        elif isinstance(target, ast.Attribute):
+                            entry.call_attrs.add(target.attr)
+                    self._scan_calls(child.value, scope, cls)
+                    continue
+            if isinstance(child, ast.Call):
+                if isinstance(child.func, ast.Call):
+                    entry = self._wrap_call(child.func, scope, cls)
+                    if entry is not None:
+                        entry.immediate_calls.append(child)
+                        for sub in child.args + [k.value for k in child.keywords]:
+                            self._scan_calls(sub, scope, cls)
+                        self._scan_calls(child.func, scope, cls)
+                        continue
+                self._wrap_call(child, scope, cls)
+            self._scan_calls(child, scope, cls)
+
+    def _wrap_call(self, call: ast.Call, scope, cls) -> Optional[TracedEntry]:
+        """`jax.jit(f, ...)`, `lax.scan(body, ...)`, `jax.vmap(f)`: register the traced function."""
+        name = self.imports.resolve(call.func)
+        if name is None:
+            return None
+        if (name in api.JIT_WRAPPERS or name in api.TRACING_WRAPPERS) and call.args:
+            target = call.args[0]
+            entry = self._entry_for_target(name, call, target, scope, cls, call.keywords)
+            if entry is not None and name == "jax.vmap":
+                self._read_in_axes(entry, call)
+            return entry
+        if name in api.TRANSFORM_BODY_ARGS:
+            positions = api.TRANSFORM_BODY_ARGS[name]
+            for pos in positions:
+                if pos < len(call.args):
+                    self._entry_for_target(name, call, call.args[pos], scope, cls, [])
+            for kw in call.keywords:
+                if kw.arg in api.TRANSFORM_BODY_KEYWORDS.get(name, ()):
+                    self._entry_for_target(name, call, kw.value, scope, cls, [])
+        elif name == api.SWITCH and len(call.args) > 1 and isinstance(call.args[1], (ast.List, ast.Tuple)):
+            for branch in call.args[1].elts:
+                self._entry_for_target(name, call, branch, scope, cls, [])
+        return None
+
+    def _entry_for_target(self, wrapper, site, target, scope, cls, keywords) -> Optional[TracedEntry]:
+        entry = self._entry_for_target_inner(wrapper, site, target, scope, cls, keywords)
+        if entry is not None and scope is not None and not entry.is_jit:
+            entry.host = scope
+        return entry
+
+    def _entry_for_target_inner(self, wrapper, site, target, scope, cls, keywords) -> Optional[TracedEntry]:
+        bound = set()
+        if isinstance(target, ast.Call):
+            inner = self.imports.resolve(target.func)
+            if inner == "functools.partial" and target.args:
+                func = self.resolve_function(target.args[0], scope, cls)
+                if func is None:
+                    return None
+                positional = positional_params(func.node.args)
+                bound = set(positional[: len(target.args) - 1]) | {k.arg for k in target.keywords if k.arg}
+                return self._add(wrapper, site, func=func, keywords=keywords, bound=bound)
+            if inner in api.CALL_THROUGH_WRAPPERS and target.args:
+                # jax.jit(jax.grad(f)): f's parameters are traced too.
+                func = self.resolve_function(target.args[0], scope, cls)
+                if func is not None:
+                    return self._add(wrapper, site, func=func, keywords=[], bound=set())
+            return None
+        if isinstance(target, ast.Lambda):
+            return self._add(wrapper, site, lam=target, keywords=keywords)
+        func = self.resolve_function(target, scope, cls)
+        if func is None:
+            return None
+        if isinstance(target, ast.Attribute) and func.is_method:
+            bound = {func.params[0]} if func.params else set()
+        return self._add(wrapper, site, func=func, keywords=keywords, bound=bound)
+
+    def resolve_function(self, target, scope: Optional[FuncInfo], cls) -> Optional[FuncInfo]:
+        """The def a name refers to: nested in an enclosing function, a method, or module level."""
+        if isinstance(target, ast.Name):
+            s = scope
+            while s is not None:
+                if target.id in s.nested:
+                    return s.nested[target.id]
+                s = s.parent
+            if cls is not None and target.id in cls.methods:
+                return cls.methods[target.id]
+            return self.index.top_functions.get(target.id)
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id in ("self", "cls"):
+            owner = scope.cls if scope is not None and scope.cls is not None else cls
+            s = scope
+            while owner is None and s is not None:
+                owner, s = s.cls, s.parent
+            if owner is not None:
+                return owner.methods.get(target.attr)
+        return None
+
+    # -- static arguments -----------------------------------------------------------------------
+    def _add(self, wrapper, site, func=None, lam=None, keywords=(), bound=()) -> TracedEntry:
+        entry = TracedEntry(wrapper=wrapper, site=site, func=func, lam=lam, bound=set(bound))
+        self._read_spec(entry, keywords)
+        self.entries.append(entry)
+        return entry
+
+    def _read_spec(self, entry: TracedEntry, keywords):
+        nums_kw, names_kw = api.JIT_WRAPPERS.get(entry.wrapper, (None, None))
+        spec = entry.spec
+        for kw in keywords:
+            if kw.arg is None:
+                spec.unresolved = True       # **options: cannot know
+                continue
+            if kw.arg not in (nums_kw, names_kw):
+                continue
+            value = _literal(kw.value, self.index)
+            if value is _UNRESOLVED:
+                spec.unresolved = True
+                continue
+            if kw.arg == nums_kw:
+                values = (value,) if isinstance(value, int) else tuple(value) if isinstance(value, (tuple, list)) else None
+                if values is None or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+                    spec.unresolved = True
+                    continue
+                spec.argnums, spec.argnums_node = values, kw.value
+            else:
+                values = (value,) if isinstance(value, str) else tuple(value) if isinstance(value, (tuple, list)) else None
+                if values is None or not all(isinstance(v, str) for v in values):
+                    spec.unresolved = True
+                    continue
+                spec.argnames, spec.argnames_node = values, kw.value
+        self._resolve_static(entry)
+
+    def _resolve_static(self, entry: TracedEntry):
+        args = entry.args
+        positional = [p for p in positional_params(args) if p not in entry.bound]
+        posonly = {a.arg for a in args.posonlyargs}
+        all_params = set(param_names(args))
+        spec = entry.spec
+        for num in spec.argnums or ():
+            if num < 0:
+                entry.negative_argnums = True
+                if -num <= len(positional):
+                    entry.static.add(positional[num])
+                continue
+            if num < len(positional):
+                entry.static.add(positional[num])
+            elif args.vararg is None:
+                kwonly = [a.arg for a in args.kwonlyargs]
+                extra = f" ({', '.join(kwonly)} {'is' if len(kwonly) == 1 else 'are'} keyword-only)" if kwonly else ""
+                entry.spec_problems.append((
+                    f"static_argnums={num} but `{entry.name}` accepts only {len(positional)} "
+                    f"positional argument{'s' if len(positional) != 1 else ''}{extra}: "
+                    f"jax.jit raises ValueError when it is applied", True))
+        for name in spec.argnames or ():
+            if name in posonly:
+                entry.spec_problems.append((
+                    f"static_argnames names `{name}`, a positional-only parameter of "
+                    f"`{entry.name}`: jax.jit raises ValueError (use static_argnums)", True))
+            elif name in all_params:
+                entry.static.add(name)
+            elif args.kwarg is None:
+                entry.spec_problems.append((
+                    f"static_argnames names `{name}`, which is not a parameter of `{entry.name}` "
+                    f"(parameters: {', '.join(sorted(all_params - entry.bound)) or 'none'}): "
+                    f"jax.jit raises ValueError when it is applied", True))
+        if entry.negative_argnums:
+            entry.spec_problems.append((
+                f"negative static_argnums on `{entry.name}` are resolved against the positional "
+                f"arguments of each call: passing an argument by keyword shifts which parameter is "
+                f"static; name it with static_argnames instead", False))
+
+    def _read_in_axes(self, entry: TracedEntry, call: ast.Call):
+        in_axes = None
+        for kw in call.keywords:
+            if kw.arg == "in_axes":
+                in_axes = kw.value
+        if in_axes is None and len(call.args) > 1:
+            in_axes = call.args[1]
+        if in_axes is None:
+            return
+        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        if isinstance(in_axes, ast.Constant) and in_axes.value is None:
+            entry.unbatched |= set(positional)
+        elif isinstance(in_axes, (ast.Tuple, ast.List)):
+            for param, axis in zip(positional, in_axes.elts):
+                if isinstance(axis, ast.Constant) and axis.value is None:
+                    entry.unbatched.add(param)
+
+
+def traced_params(entry: TracedEntry, passed: Optional[set]) -> set:
+    """Parameters that receive tracers: not static, not bound, and for parameters with a default
+    only those some call in the module passes (`passed`; None means no call was seen)."""
+    if entry.spec.unresolved:
+        return set()
+    params = [p for p in param_names(entry.args) if p not in entry.bound and p not in entry.static]
+    defaults = params_with_defaults(entry.args)
+    result = set()
+    for p in params:
+        if p in entry.unbatched and not entry.is_jit:
+            continue
+        if p in defaults and (passed is None or p not in passed):
+            continue
+        result.add(p)
+    return result

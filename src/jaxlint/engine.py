@@ -1,0 +1,348 @@
+"""One file in, sorted findings out: source -> parse -> traced functions -> dataflow -> rules.
+
+The engine knows nothing about flake8, terminals or output formats. Errors are results: a file
+that cannot be read or parsed yields a FileResult with `error`; a bug in jaxlint on one file
+yields `internal_error`, and every other file is still linted.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import traceback
+from typing import Iterable, Optional
+
+from jaxlint import __version__
+from jaxlint.analysis import api_tables as api
+from jaxlint.analysis import values as vals
+from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
+from jaxlint.analysis.module import ModuleIndex, positional_params
+from jaxlint.analysis.names import ImportMap
+from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
+from jaxlint.findings import FileResult, Finding
+from jaxlint.rules import all_rules
+from jaxlint.source import ParsedModule, SourceError, load, parse
+
+ISSUE_URL = "https://github.com/jaxlint/jaxlint/issues"
+_ARRAY_ANNOTATION = re.compile(
+    r"^(?:jax\.)?(?:Array|ArrayLike)$|^(?:jnp|jax\.numpy)\.ndarray$|^(?:int|float|bool|complex)$|"
+    r"^(?:jaxtyping\.|jt\.)?(?:Float|Int|Bool|Shaped|Num|Real|Inexact|Integer|UInt|Complex|Key)\[|"
+    r"^chex\.(?:Array|Numeric|Scalar)$")
+
+ENTRY_KINDS = {
+    "jax.jit": "jitted function", "nnx.jit": "jitted function", "eqx.filter_jit": "jitted function",
+    "jax.pmap": "pmapped function", "eqx.filter_pmap": "pmapped function",
+    "jax.checkpoint": "checkpointed function", "jax.vmap": "vmapped function",
+    "eqx.filter_vmap": "vmapped function",
+}
+
+
+class Analysis:
+    """Everything the rules read about one module, computed once."""
+
+    def __init__(self, tree: ast.Module, path: str = "<unknown>", config=None):
+        self.tree = tree
+        self.path = path
+        self.config = config
+        self.imports = ImportMap(tree)
+        self.index = ModuleIndex(tree, self.imports)
+        self.finder = TracedFinder(self.index)
+        self.entries: list = self.finder.find()
+        self.jitted_by_name: dict = {}
+        self.jitted_by_attr: dict = {}
+        for entry in self.entries:
+            if entry.is_jit:
+                for name in entry.call_names:
+                    self.jitted_by_name.setdefault(name, entry)
+                for attr in entry.call_attrs:
+                    self.jitted_by_attr.setdefault(attr, entry)
+        self.call_sites: dict = {id(e): list(self._call_sites(e)) for e in self.entries}
+        self.flow = ModuleFlow(self.index, self.finder, self.jitted_by_name, self.jitted_by_attr,
+                               self.is_plain_class)
+        self.budget_exhausted = False
+        self._run_entries()
+        self.sinks = self.flow.sinks
+
+    # -- call sites ---------------------------------------------------------------------------
+    def _call_sites(self, entry: TracedEntry):
+        """Calls of a jitted function in this module: (call node, bound_self: bool)."""
+        if not entry.is_jit:
+            return
+        for call in entry.immediate_calls:
+            yield call, False
+        if not entry.call_names and not entry.call_attrs:
+            return
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in entry.call_names:
+                yield node, False
+            elif isinstance(func, ast.Attribute) and func.attr in entry.call_attrs:
+                yield node, entry.func is not None and entry.func.is_method and not entry.bound
+
+    def passed_params(self, entry: TracedEntry) -> Optional[set]:
+        """Parameters some call passes explicitly; None when no call is visible in the module."""
+        sites = self.call_sites.get(id(entry), [])
+        if not sites:
+            return None
+        passed = set()
+        for call, skips_self in sites:
+            positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+            if skips_self:
+                positional = positional[1:]
+            for i, arg in enumerate(call.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                if i < len(positional):
+                    passed.add(positional[i])
+            passed |= {kw.arg for kw in call.keywords if kw.arg}
+        return passed
+
+    def array_evidence(self, entry: TracedEntry) -> set:
+        """Parameters known to hold an array (not a container): annotations and literal calls."""
+        known = set()
+        args = entry.args
+        for a in args.posonlyargs + args.args + args.kwonlyargs:
+            if a.annotation is not None:
+                try:
+                    text = ast.unparse(a.annotation)
+                except Exception:  # noqa: BLE001 - unparse of odd annotations
+                    continue
+                if _ARRAY_ANNOTATION.search(text.strip("'\"")):
+                    known.add(a.arg)
+        positional = [p for p in positional_params(args) if p not in entry.bound]
+        for call, skips_self in self.call_sites.get(id(entry), []):
+            params = positional[1:] if skips_self else positional
+            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+            for param, arg in pairs:
+                if isinstance(arg, ast.Starred):
+                    break
+                if _is_scalar_literal(arg) or self._is_array_call(arg):
+                    known.add(param)
+        return known
+
+    def boolean_evidence(self, entry: TracedEntry) -> set:
+        """Parameters some call in the module passes a boolean array to (a mask)."""
+        known = set()
+        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        for call, skips_self in self.call_sites.get(id(entry), []):
+            params = positional[1:] if skips_self else positional
+            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+            for param, arg in pairs:
+                if isinstance(arg, ast.Starred):
+                    break
+                if self._is_boolean_array(arg):
+                    known.add(param)
+        return known
+
+    def _is_boolean_array(self, node) -> bool:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            return self._is_boolean_array(node.operand)
+        if isinstance(node, ast.Compare):
+            return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops)
+        if isinstance(node, ast.Call):
+            name = self.imports.resolve(node.func) or ""
+            if name in api.BOOLEAN_RESULT:
+                return True
+            if name in ("jnp.array", "jnp.asarray", "np.array", "np.asarray") and node.args \
+                    and isinstance(node.args[0], (ast.List, ast.Tuple)) and node.args[0].elts:
+                return all(isinstance(e, ast.Constant) and isinstance(e.value, bool) for e in node.args[0].elts)
+        return False
+
+    def _is_array_call(self, node) -> bool:
+        if isinstance(node, ast.Call):
+            name = self.imports.resolve(node.func) or ""
+            return name.startswith(api.ARRAY_NAMESPACES) or name.startswith("np.")
+        return False
+
+    # -- classes ------------------------------------------------------------------------------
+    def is_plain_class(self, cls, registered=None) -> bool:
+        """A class jit cannot trace: not registered itself (registration is not inherited), no
+        unknown decorator, and no base that makes subclasses pytrees (NamedTuple, eqx.Module...)."""
+        registered = registered if registered is not None else self.index.registered_pytree_classes()
+        if cls.name in registered:
+            return False
+        for dec in cls.node.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            if self.imports.resolve(target) != "dataclasses.dataclass":
+                return False        # an unknown decorator may register it: stay silent
+        return not cls.node.keywords and self._plain_bases(cls, set())
+
+    def _plain_bases(self, cls, seen) -> bool:
+        if cls.name in seen:
+            return False
+        seen.add(cls.name)
+        for base in cls.bases:
+            if base in ("object", "builtins.object"):
+                continue
+            other = self.index.classes.get(base)
+            if other is None or other.node.keywords or not self._plain_bases(other, seen):
+                return False
+        return True
+
+    # -- dataflow -------------------------------------------------------------------------------
+    def _run_entries(self):
+        traced_funcs = {id(e.func) for e in self.entries if e.func is not None}
+        hosts = []
+        for entry in self.entries:
+            if entry.host is not None and id(entry.host) not in traced_funcs:
+                if entry.host not in hosts:
+                    hosts.append(entry.host)
+                continue      # analysed from its host, where its arguments are known
+            self._guarded(self._run_entry, entry)
+        for host in hosts:
+            self._guarded(self._run_host, host)
+
+    def _guarded(self, step, arg):
+        if self.budget_exhausted:
+            return
+        try:
+            step(arg)
+        except (Budget, RecursionError):
+            self.budget_exhausted = True
+
+    def _run_host(self, host):
+        """Run a plain function eagerly; the lax/vmap bodies it calls are traced with its values."""
+        bindings = {name: vals.UNKNOWN_V for name in host.params}
+        frame = Frame(function=host.qualname, entry=host.qualname, entry_kind="function")
+        FunctionRun(self.flow, host, Env(None, bindings), frame, 0, owner_cls=host.cls,
+                    self_value=vals.UNKNOWN_V, tracing=False).run()
+
+    def _run_entry(self, entry: TracedEntry):
+        if entry.spec.unresolved or any(is_error for _, is_error in entry.spec_problems):
+            return      # jax.jit itself raises (JAX203): the body is never traced
+        traced = traced_params(entry, self.passed_params(entry))
+        arrays = self.array_evidence(entry)
+        masks = self.boolean_evidence(entry)
+        names = [a.arg for a in entry.args.posonlyargs + entry.args.args + entry.args.kwonlyargs]
+        bindings = {}
+        owner = entry.func.cls if entry.func is not None else None
+        self_value = None
+        for i, name in enumerate(names + [a.arg for a in (entry.args.vararg, entry.args.kwarg) if a]):
+            if entry.func is not None and entry.func.is_method and i == 0 and name not in entry.bound:
+                self_value = vals.STATIC_V if name in entry.static else vals.UNKNOWN_V
+                bindings[name] = self_value
+                continue
+            if name in traced:
+                if entry.filtering and name not in arrays:
+                    bindings[name] = vals.UNKNOWN_V
+                    continue
+                is_star = (entry.args.vararg and name == entry.args.vararg.arg) or \
+                    (entry.args.kwarg and name == entry.args.kwarg.arg)
+                leaf = vals.CONTAINER if is_star else (vals.ARRAY if name in arrays else vals.MAYBE)
+                if entry.wrapper == "lax.fori_loop" and i == 0:
+                    leaf = vals.ARRAY
+                bindings[name] = vals.traced(leaf=leaf, path=(name,), params=frozenset({name}),
+                                             boolish=name in masks)
+            elif name in entry.unbatched:
+                bindings[name] = vals.UNKNOWN_V
+            else:
+                bindings[name] = vals.STATIC_V
+        kind = ENTRY_KINDS.get(entry.wrapper, f"{entry.wrapper} body")
+        frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind)
+        func = entry.func if entry.func is not None else entry.lam
+        run = FunctionRun(self.flow, func, Env(None, bindings), frame, 0,
+                          self_value=self_value, owner_cls=owner)
+        run.run()
+
+
+def _is_scalar_literal(node) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool, complex))
+
+
+# -- suppression ---------------------------------------------------------------------------------
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+def noqa_codes(line: str):
+    """None: no noqa; empty set: blanket noqa; else the codes listed."""
+    match = _NOQA.search(line)
+    if match is None:
+        return None
+    codes = match.group("codes")
+    if not codes:
+        return set()
+    return {c.upper() for c in re.split(r"[,\s]+", codes) if c}
+
+
+def suppressed(finding: Finding, lines: list) -> bool:
+    if not 1 <= finding.line <= len(lines):
+        return False
+    codes = noqa_codes(lines[finding.line - 1])
+    if codes is None:
+        return False
+    return not codes or any(finding.code.startswith(c) for c in codes)
+
+
+# -- the pipeline -------------------------------------------------------------------------------
+
+def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=None) -> list:
+    """Run every rule over one parsed module; findings deduplicated and sorted."""
+    analysis = Analysis(tree, path, config)
+    findings = []
+    seen = set()
+    for rule in rules if rules is not None else all_rules():
+        for finding in rule.check(analysis):
+            key = (finding.line, finding.col, finding.code)
+            if key not in seen:
+                seen.add(key)
+                findings.append(finding)
+    errors_on_line = {f.line for f in findings if f.code.startswith("JAX10") and f.code != "JAX107"}
+    findings = [f for f in findings if not (f.code == "JAX107" and f.line in errors_on_line)]
+    findings.sort(key=Finding.sort_key)
+    return findings
+
+
+def lint_source(text: str, path: str = "<unknown>", config=None, rules=None,
+                honour_noqa: bool = True) -> FileResult:
+    result = FileResult(path=path)
+    try:
+        parsed = parse(text, path)
+    except SourceError as exc:
+        result.error, result.error_line, result.error_col = exc.message, exc.line, exc.col
+        return result
+    return _lint_parsed(parsed, result, config, rules, honour_noqa)
+
+
+def lint_file(path: str, config=None, rules=None, data: Optional[bytes] = None,
+              honour_noqa: bool = True) -> FileResult:
+    result = FileResult(path=path)
+    try:
+        parsed = load(path, data)
+    except SourceError as exc:
+        result.error, result.error_line, result.error_col = exc.message, exc.line, exc.col
+        return result
+    except Exception as exc:  # noqa: BLE001 - never let one file take the run down
+        result.internal_error = internal_error_text(path, exc)
+        return result
+    if parsed is None:
+        return result
+    return _lint_parsed(parsed, result, config, rules, honour_noqa)
+
+
+def _lint_parsed(parsed: ParsedModule, result: FileResult, config, rules, honour_noqa) -> FileResult:
+    try:
+        findings = analyse_tree(parsed.tree, result.path, config, rules)
+    except RecursionError:
+        result.notes.append("nested too deeply to analyse; skipped")
+        return result
+    except Exception as exc:  # noqa: BLE001 - one file's internal error must not stop the others
+        result.internal_error = internal_error_text(result.path, exc)
+        return result
+    if honour_noqa:
+        findings = [f for f in findings if not suppressed(f, parsed.lines)]
+    result.findings = findings
+    return result
+
+
+def internal_error_text(path: str, exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].name}:{frames[-1].lineno}" if frames else ""
+    return (f"internal error in jaxlint {__version__} while analysing {path}: "
+            f"{type(exc).__name__}: {exc}{where}. Please report it at {ISSUE_URL} with the file.")
+
+

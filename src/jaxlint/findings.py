@@ -1,0 +1,50 @@
+"""What the analysis reports: findings, fixes and per-file results, as plain frozen data.
+
+Everything downstream (reporters, the flake8 adapter, the fixer, the verifier) reads these and
+nothing else, so they stay small and serialisable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A text edit that resolves a finding: replace [start, end) offsets of the source."""
+
+    description: str
+    safe: bool
+    edits: tuple  # tuple of (start_offset, end_offset, replacement)
+    why_unsafe: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem at one place. `line` is 1-based, `col` 0-based (flake8 adds 1 when printing)."""
+
+    code: str
+    line: int
+    col: int
+    message: str
+    function: str = ""      # the traced (jitted) function the finding is about, qualified name
+    param: str = ""         # the parameter whose value causes it, if any
+    entry: str = ""         # the function the analysis started from (a jit site), if different
+    fix: Optional[Fix] = None
+
+    def sort_key(self):
+        return (self.line, self.col, self.code, self.message)
+
+
+@dataclass
+class FileResult:
+    """The outcome of linting one file: findings, or an error saying why there are none."""
+
+    path: str
+    findings: list = field(default_factory=list)
+    error: Optional[str] = None        # a user-facing problem with the file (syntax, encoding)
+    error_line: int = 1
+    error_col: int = 0
+    internal_error: Optional[str] = None  # a jaxlint bug, reported so other files still lint
+    notes: list = field(default_factory=list)  # --verbose information (skipped, parse fallback)

@@ -1,0 +1,94 @@
+"""What every rule shares: its documentation, its examples, and how it words a finding.
+
+A rule is a small class with its code, a name, documentation in four parts (what it does, why
+it is bad, an example, what to use instead) and a `check(analysis)` that yields findings. The
+examples are code: the test suite lints them, so the documentation cannot drift from the rule.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Iterable
+
+from jaxlint.findings import Finding
+
+
+class Rule:
+    code: str = ""
+    name: str = ""
+    family: str = ""            # "trace-time failure" | "static arguments" | "recompilation"
+    summary: str = ""           # one line
+    what: str = ""
+    why: str = ""
+    example: str = ""           # flagged code
+    use_instead: str = ""       # the fixed code
+    fix: str = ""               # "safe" / "unsafe" / "" and why (filled by rules that have one)
+
+    def check(self, analysis) -> Iterable[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's documentation as Markdown: the one source for `jaxlint rule` and docs/."""
+        parts = [f"## {cls.code} {cls.name}", "", cls.summary, "",
+                 "### What it does", "", textwrap.dedent(cls.what).strip(), "",
+                 "### Why is this bad", "", textwrap.dedent(cls.why).strip(), "",
+                 "### Example", "", "```python", textwrap.dedent(cls.example).strip(), "```", "",
+                 "### Use instead", "", "```python", textwrap.dedent(cls.use_instead).strip(), "```", ""]
+        parts += ["### Fix", "", textwrap.dedent(cls.fix).strip() if cls.fix else "No automatic fix.", ""]
+        return "\n".join(parts)
+
+
+# -- wording shared by the trace-time rules ---------------------------------------------------------
+
+def describe_origin(value) -> str:
+    """`traced parameter `n` (n -> m)`, or `the traced result of jnp.ceil()`."""
+    if value.params:
+        names = sorted(value.params)
+        who = (f"traced parameter `{names[0]}`" if len(names) == 1 else
+               "traced parameters " + ", ".join(f"`{n}`" for n in names))
+        if len(value.path) > 1:
+            return f"{who} (via {' -> '.join(value.path)})"
+        return who
+    if value.text:
+        return f"the traced result of `{value.text}` (jnp/lax results are tracers under jit, even from Python values)"
+    return "a traced value"
+
+
+def describe_place(frame) -> str:
+    """`jitted function `f`` or `helper `g` (called from jitted `f` at line 12)`."""
+    kind = frame.entry_kind
+    if not frame.chain:
+        return f"{kind} `{frame.entry}`"
+    hops = " <- ".join(f"`{name}` (line {line})" for name, line, _ in reversed(frame.chain))
+    return f"`{frame.function}`, reached from {kind} `{frame.entry}` via {hops}"
+
+
+def static_fix(value, frame) -> str:
+    """The usual remedy: make the originating jit parameter static."""
+    if len(value.params) == 1 and frame.entry_kind.startswith("jit"):
+        name = next(iter(value.params))
+        return f"mark `{name}` static (static_argnames=({name!r},))"
+    return ""
+
+
+def finding_at(rule, node, message, frame, value) -> Finding:
+    return Finding(code=rule.code, line=node.lineno, col=node.col_offset, message=message,
+                   function=frame.function, entry=frame.entry,
+                   param=",".join(sorted(value.params)) if value is not None else "")
+
+
+class SinkRule(Rule):
+    """A trace-time rule: turns the dataflow's sinks of some kinds into findings."""
+
+    sink_kinds: tuple = ()
+
+    def check(self, analysis):
+        for sink in analysis.sinks:
+            if sink.kind in self.sink_kinds:
+                message = self.message(sink)
+                if message:
+                    yield finding_at(self, sink.node, message, sink.frame, sink.value)
+
+    def message(self, sink) -> str:
+        raise NotImplementedError

@@ -1,0 +1,47 @@
+"""JAX101 traced-bool."""
+
+from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+
+
+class TracedBool(SinkRule):
+    code = "JAX101"
+    name = "traced-bool"
+    family = "trace-time failure"
+    summary = "A traced value is converted to a Python bool (if, while, and/or/not, assert, max/min)."
+    sink_kinds = ("bool",)
+    what = """
+        Flags Python control flow on a value that is a tracer while JAX traces the function:
+        `if`/`elif`/`while`/`assert` conditions, ternaries, `and`/`or`/`not`, comprehension `if`s,
+        chained comparisons, `x in (1, 2)`, `bool(x)`, builtin `max`/`min` and `match` literal cases.
+    """
+    why = """
+        Under `jax.jit` (and in `lax.scan`/`cond`/`fori_loop`/`while_loop` bodies and `vmap`) the
+        argument is an abstract tracer without a value, so Python cannot decide the branch. JAX
+        raises `TracerBoolConversionError` on the first call, often deep into a run.
+    """
+    example = """
+        import jax
+
+        @jax.jit
+        def clip(x, limit):
+            if limit > 0:
+                return x.clip(-limit, limit)
+            return x
+
+        clip(x, 3.0)
+    """
+    use_instead = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def clip(x, limit):
+            return jnp.where(limit > 0, x.clip(-limit, limit), x)
+    """
+
+    def message(self, sink):
+        how = sink.detail.get("how", "condition")
+        fix = static_fix(sink.value, sink.frame)
+        alternatives = "use jnp.where / lax.cond / lax.select" + (f", or {fix}" if fix else "")
+        return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)} reaches "
+                f"a Python {how}: TracerBoolConversionError at trace time. Fix: {alternatives}")

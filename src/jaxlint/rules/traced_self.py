@@ -1,0 +1,82 @@
+"""JAX108 traced-self."""
+
+from jaxlint.findings import Finding
+from jaxlint.rules.base import Rule
+
+
+class TracedSelf(Rule):
+    code = "JAX108"
+    name = "traced-self"
+    family = "trace-time failure"
+    summary = "@jax.jit on a method of a class that is not a pytree: `self` cannot be traced."
+    what = """
+        Flags `@jax.jit` (or `step = jax.jit(_step)` in a class body) on a method when `self` is not
+        static and the class is not a pytree: not registered with `jax.tree_util`, not an equinox
+        or flax module, not a NamedTuple. Registration is not inherited, so subclasses count too.
+    """
+    why = """
+        jit traces every non-static argument, `self` included. An ordinary object is not an
+        array, so every call fails with `TypeError: Error interpreting argument to ... as an
+        abstract array ... at path self`.
+    """
+    example = """
+        import jax
+
+        class Model:
+            def __init__(self, w):
+                self.w = w
+
+            @jax.jit
+            def predict(self, x):
+                return x @ self.w
+    """
+    use_instead = """
+        import jax
+
+        @jax.tree_util.register_pytree_node_class
+        class Model:
+            def __init__(self, w):
+                self.w = w
+
+            def tree_flatten(self):
+                return (self.w,), None
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(*children)
+
+            @jax.jit
+            def predict(self, x):
+                return x @ self.w
+    """
+
+    def check(self, analysis):
+        registered = analysis.index.registered_pytree_classes()
+        for entry in analysis.entries:
+            if entry.wrapper not in ("jax.jit", "jax.pmap") or entry.func is None or entry.spec.unresolved:
+                continue
+            func = entry.func
+            if entry.via_decorator:
+                if not func.is_method:
+                    continue
+                cls = func.cls
+            elif entry.class_body is not None and func.cls is entry.class_body and not entry.bound:
+                cls = func.cls
+            else:
+                continue
+            if any(getattr(d, "id", getattr(d, "attr", "")) in ("classmethod", "staticmethod")
+                   for d in func.node.decorator_list):
+                continue
+            params = func.params
+            if not params or params[0] in entry.static or params[0] in entry.bound:
+                continue
+            if not analysis.is_plain_class(cls, registered):
+                continue
+            site = entry.site
+            yield Finding(
+                code=self.code, line=site.lineno, col=site.col_offset, function=func.qualname,
+                param=params[0],
+                message=(f"`{func.qualname}` is jitted with `{params[0]}` traced, but class `{cls.name}` "
+                         f"is not a pytree: every call fails with TypeError (Error interpreting "
+                         f"argument ... at path {params[0]}). Fix: static_argnums=0 (with a hashable, "
+                         f"immutable class), or register `{cls.name}` as a pytree"))

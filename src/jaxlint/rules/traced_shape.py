@@ -1,0 +1,52 @@
+"""JAX103 traced-shape."""
+
+from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+
+
+class TracedShape(SinkRule):
+    code = "JAX103"
+    name = "traced-shape"
+    family = "trace-time failure"
+    summary = "A traced value is used as a shape, size, length, count or axis of a JAX API."
+    sink_kinds = ("shape", "static-arg")
+    what = """
+        Flags a traced value passed where JAX needs a Python integer: shapes (`jnp.zeros(n)`,
+        `x.reshape(n, -1)`, `random.normal(key, (n,))`), sizes and counts (`jnp.arange(n)`,
+        `jnp.linspace(a, b, n)`, `one_hot(y, n)`, `jnp.tile(x, n)`, `lax.scan(length=n)`), axes
+        (`jnp.sum(x, axis=n)`), and another jitted function's static parameter.
+    """
+    why = """
+        Array shapes are part of the compiled program and must be known at trace time. JAX raises
+        `TypeError: Shapes must be 1D sequences of concrete values of integer type`,
+        `ConcretizationTypeError`, `TracerIntegerConversionError` or
+        `ValueError: Non-hashable static arguments are not supported`.
+    """
+    example = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def init_state(x, hidden):
+            return jnp.zeros((x.shape[0], hidden))
+    """
+    use_instead = """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+
+        @partial(jax.jit, static_argnames=("hidden",))
+        def init_state(x, hidden):
+            return jnp.zeros((x.shape[0], hidden))
+    """
+
+    def message(self, sink):
+        fix = static_fix(sink.value, sink.frame) or "derive it from a static value such as x.shape"
+        origin = describe_origin(sink.value)
+        place = describe_place(sink.frame)
+        if sink.kind == "static-arg":
+            return (f"{origin} in {place} is passed to static parameter "
+                    f"`{sink.detail['param']}` of jitted `{sink.detail['callee']}`: ValueError "
+                    f"(Non-hashable static arguments) at trace time. Fix: {fix}")
+        return (f"{origin} in {place} is used as `{sink.detail.get('arg')}` of "
+                f"{sink.detail.get('api')}, which must be a concrete integer: the shape would depend on "
+                f"a runtime value (TypeError/ConcretizationTypeError at trace time). Fix: {fix}")

@@ -1,0 +1,45 @@
+"""JAX104 traced-slice."""
+
+from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+
+
+class TracedSlice(SinkRule):
+    code = "JAX104"
+    name = "traced-slice"
+    family = "trace-time failure"
+    summary = "A traced value is a slice bound or a slice size: the result's shape would be dynamic."
+    sink_kinds = ("slice",)
+    what = """
+        Flags `x[:n]`, `x[i:i + k]`, `x.at[n:]`, `lax.slice` limits and the sizes of
+        `lax.dynamic_slice` / `lax.dynamic_slice_in_dim` when the bound is a tracer.
+    """
+    why = """
+        The length of a slice is the shape of its result, and shapes must be static. JAX raises
+        `IndexError: Slice entries must be static integers` (or a TypeError for lax.slice and
+        dynamic_slice sizes) at trace time.
+    """
+    example = """
+        import jax
+
+        @jax.jit
+        def window(x, start):
+            return x[start:start + 4]
+    """
+    use_instead = """
+        import jax
+        from jax import lax
+
+        @jax.jit
+        def window(x, start):
+            return lax.dynamic_slice(x, (start,), (4,))
+    """
+
+    def message(self, sink):
+        fix = static_fix(sink.value, sink.frame)
+        remedy = ("use lax.dynamic_slice(x, (start,), (size,)) with a static size, or mask with "
+                  "jnp.where" + (f"; or {fix}" if fix else ""))
+        api = sink.detail.get("api")
+        where = f"the size of {api}" if api else "a slice bound"
+        return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)} is "
+                f"{where}: IndexError (Slice entries must be static integers) at trace time. "
+                f"Fix: {remedy}")

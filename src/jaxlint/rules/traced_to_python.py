@@ -1,0 +1,48 @@
+"""JAX102 traced-to-python."""
+
+from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+
+
+class TracedToPython(SinkRule):
+    code = "JAX102"
+    name = "traced-to-python"
+    family = "trace-time failure"
+    summary = "A traced value is converted to a concrete Python or NumPy value."
+    sink_kinds = ("convert",)
+    what = """
+        Flags `int()`/`float()`/`complex()`, `.item()`, `.tolist()`, `math.*`, NumPy functions that
+        convert their argument (`np.asarray`, `np.exp`, ...), `operator.index`, `range(n)`,
+        indexing a Python list/tuple/str or repeating one (`[0] * n`), numeric `%`/f-string
+        formatting, `hash()` and dict keys, when the value is a tracer.
+    """
+    why = """
+        A tracer has no value while JAX traces the function. JAX raises
+        `ConcretizationTypeError`, `TracerIntegerConversionError`, `TracerArrayConversionError`
+        or a plain `TypeError` at trace time.
+    """
+    example = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def window(x, n):
+            steps = int(n)
+            return jnp.convolve(x, jnp.ones(steps) / steps)
+    """
+    use_instead = """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+
+        @partial(jax.jit, static_argnames=("n",))
+        def window(x, n):
+            return jnp.convolve(x, jnp.ones(n) / n)
+    """
+
+    def message(self, sink):
+        how = sink.detail.get("how", "conversion")
+        fix = static_fix(sink.value, sink.frame)
+        remedy = fix or "keep the computation in jnp (jnp.asarray, jnp.* functions) or use jax.debug.print"
+        return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)} is "
+                f"converted to a Python value by {how}: this fails at trace time "
+                f"(ConcretizationTypeError / TracerIntegerConversionError). Fix: {remedy}")
