@@ -14,6 +14,7 @@ from typing import Iterable, Optional
 
 from jaxlint import __version__
 from jaxlint.analysis import api_tables as api
+from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.module import ModuleIndex, positional_params
@@ -46,7 +47,8 @@ class Analysis:
         self.config = config
         self.imports = ImportMap(tree)
         self.index = ModuleIndex(tree, self.imports)
-        self.finder = TracedFinder(self.index)
+        self.unrolled_loop_threshold = int(getattr(config, "unrolled_loop_threshold", 16) or 16)
+        self.finder = TracedFinder(self.index, getattr(config, "jit_decorators", None) or {})
         self.entries: list = self.finder.find()
         self.jitted_by_name: dict = {}
         self.jitted_by_attr: dict = {}
@@ -62,6 +64,58 @@ class Analysis:
         self.budget_exhausted = False
         self._run_entries()
         self.sinks = self.flow.sinks
+        self._parents = None
+        self._repeated = None
+        self._jit_calls = None
+
+    # -- call-site facts for the JAX2xx/JAX3xx rules (computed on first use) --------------------
+    @property
+    def parents(self):
+        if self._parents is None:
+            self._parents = calls.Parents(self.tree)
+        return self._parents
+
+    @property
+    def repeated(self) -> dict:
+        """def node id -> why it runs many times."""
+        if self._repeated is None:
+            self._repeated = calls.repeated_functions(self.tree, self.parents, self.index)
+        return self._repeated
+
+    def jit_calls(self) -> list:
+        """Every call of a compiled jitted function of this module, arguments mapped, in line order."""
+        if self._jit_calls is None:
+            found = []
+            for entry in self.entries:
+                if not entry.compiled or entry.spec.unresolved:
+                    continue
+                for call, skips_self in self.call_sites.get(id(entry), []):
+                    site = calls.map_call(call, entry, skips_self)
+                    site.scope = self.parents.scope_of(call)
+                    site.loops = self.parents.loops_of(call)
+                    found.append(site)
+            found.sort(key=lambda s: (s.node.lineno, s.node.col_offset))
+            self._jit_calls = found
+        return self._jit_calls
+
+    def scope_facts(self, scope) -> "calls.ScopeFacts":
+        cache = self.__dict__.setdefault("_scope_facts", {})
+        key = id(scope)
+        if key not in cache:
+            cache[key] = calls.ScopeFacts(calls.scope_body(scope, self.tree))
+        return cache[key]
+
+    def runs_repeatedly(self, node) -> Optional[str]:
+        """Why the code at `node` runs many times: a loop around it, or its function is repeated."""
+        loops = self.parents.loops_of(node)
+        if loops:
+            return f"inside the loop at line {loops[-1].lineno}"
+        scope = self.parents.scope_of(node)
+        while isinstance(scope, ast.Lambda):
+            scope = self.parents.scope_of(scope)
+        if scope is not None and id(scope) in self.repeated:
+            return self.repeated[id(scope)]
+        return None
 
     # -- call sites ---------------------------------------------------------------------------
     def _call_sites(self, entry: TracedEntry):
@@ -215,6 +269,12 @@ class Analysis:
         traced = traced_params(entry, self.passed_params(entry))
         arrays = self.array_evidence(entry)
         masks = self.boolean_evidence(entry)
+        defaults = {}
+        for name, node in calls.defaults_of(entry).items():
+            try:
+                defaults[name] = ast.literal_eval(node)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                pass
         names = [a.arg for a in entry.args.posonlyargs + entry.args.args + entry.args.kwonlyargs]
         bindings = {}
         owner = entry.func.cls if entry.func is not None else None
@@ -237,8 +297,10 @@ class Analysis:
                                              boolish=name in masks)
             elif name in entry.unbatched:
                 bindings[name] = vals.UNKNOWN_V
+            elif name in entry.static:
+                bindings[name] = vals.V(vals.STATIC, text=f"static:{name}")
             else:
-                bindings[name] = vals.STATIC_V
+                bindings[name] = vals.static(defaults.get(name, vals.NO_CONST))
         kind = ENTRY_KINDS.get(entry.wrapper, f"{entry.wrapper} body")
         frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind)
         func = entry.func if entry.func is not None else entry.lam

@@ -202,9 +202,14 @@ class FunctionRun:
         self.env = saved
 
     def stmt_For(self, s):
+        it = s.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+                and not self.env.is_local("range") and it.args and not it.keywords \
+                and not any(isinstance(a, ast.Starred) for a in it.args):
+            bounds = [self.eval(a) for a in it.args]
+            self.flow.record("loop", s, bounds[0] if len(bounds) == 1 else bounds[1], self.frame,
+                             bounds=bounds)
         element = self.iter_element(s.iter)
-        if isinstance(s.iter, ast.Call):
-            self.flow.record("loop", s, element, self.frame, iter=s.iter, run=self)
         self._loop(s.body, lambda: self.bind(s.target, element))
         self.exec_block(s.orelse)
 

@@ -61,17 +61,13 @@ class TracedEntry:
     def name(self) -> str:
         return self.func.qualname if self.func else "<lambda>"
 
-    @property
-    def compiled(self) -> bool:
-        return self.wrapper in api.COMPILING_WRAPPERS
+    fresh: str = ""               # what jit was applied to when it is a new object each time
+    is_jit: bool = False          # a jit-like wrapper (static arguments, call-time errors)
+    compiled: bool = False        # compiles and caches per call signature
 
     @property
     def filtering(self) -> bool:
         return self.wrapper in api.FILTERING_WRAPPERS
-
-    @property
-    def is_jit(self) -> bool:
-        return self.wrapper in api.JIT_WRAPPERS
 
 
 def _literal(node, index: ModuleIndex):
@@ -88,25 +84,28 @@ _UNRESOLVED = object()
 
 
 class TracedFinder:
-    def __init__(self, index: ModuleIndex):
+    def __init__(self, index: ModuleIndex, extra_wrappers: Optional[dict] = None):
         self.index = index
         self.imports = index.imports
         self.entries: list = []
-        self._by_func: dict = {}
+        # wrapper name -> (static_argnums keyword, static_argnames keyword)
+        self.jit_wrappers = dict(api.JIT_WRAPPERS)
+        self.extra_wrappers = dict(extra_wrappers or {})
+        self.jit_wrappers.update(self.extra_wrappers)
 
     # -- recognising wrappers ------------------------------------------------------------------
     def wrapper_of(self, expr) -> Optional[tuple]:
         """(wrapper, keywords) if `expr` used as a decorator makes its function traced."""
         name = self.imports.resolve(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
-        if name in api.JIT_WRAPPERS or name in api.TRACING_WRAPPERS:
+        if name in self.jit_wrappers or name in api.TRACING_WRAPPERS:
             return name, []
         if isinstance(expr, ast.Call):
             fname = self.imports.resolve(expr.func)
-            if (fname in api.JIT_WRAPPERS or fname in api.TRACING_WRAPPERS) and not expr.args:
+            if (fname in self.jit_wrappers or fname in api.TRACING_WRAPPERS) and not expr.args:
                 return fname, expr.keywords        # @jax.jit(static_argnames=...)
             if fname == "functools.partial" and expr.args:
                 inner = self.imports.resolve(expr.args[0])
-                if inner in api.JIT_WRAPPERS or inner in api.TRACING_WRAPPERS:
+                if inner in self.jit_wrappers or inner in api.TRACING_WRAPPERS:
                     return inner, expr.keywords
         return None
 
@@ -163,7 +162,7 @@ class TracedFinder:
         name = self.imports.resolve(call.func)
         if name is None:
             return None
-        if (name in api.JIT_WRAPPERS or name in api.TRACING_WRAPPERS) and call.args:
+        if (name in self.jit_wrappers or name in api.TRACING_WRAPPERS) and call.args:
             target = call.args[0]
             entry = self._entry_for_target(name, call, target, scope, cls, call.keywords)
             if entry is not None and name == "jax.vmap":
@@ -198,18 +197,28 @@ class TracedFinder:
                     return None
                 positional = positional_params(func.node.args)
                 bound = set(positional[: len(target.args) - 1]) | {k.arg for k in target.keywords if k.arg}
-                return self._add(wrapper, site, func=func, keywords=keywords, bound=bound)
+                entry = self._add(wrapper, site, func=func, keywords=keywords, bound=bound)
+                entry.fresh = f"a new functools.partial of `{func.name}`"
+                return entry
             if inner in api.CALL_THROUGH_WRAPPERS and target.args:
                 # jax.jit(jax.grad(f)): f's parameters are traced too.
                 func = self.resolve_function(target.args[0], scope, cls)
                 if func is not None:
-                    return self._add(wrapper, site, func=func, keywords=[], bound=set())
+                    entry = self._add(wrapper, site, func=func, keywords=[], bound=set())
+                    entry.fresh = f"the new function returned by {inner}(`{func.name}`)"
+                    return entry
             return None
         if isinstance(target, ast.Lambda):
-            return self._add(wrapper, site, lam=target, keywords=keywords)
+            entry = self._add(wrapper, site, lam=target, keywords=keywords)
+            entry.fresh = "a lambda"
+            return entry
         func = self.resolve_function(target, scope, cls)
         if func is None:
             return None
+        if func.parent is not None and isinstance(target, ast.Name):
+            entry = self._add(wrapper, site, func=func, keywords=keywords, bound=bound)
+            entry.fresh = f"the nested function `{func.name}`"
+            return entry
         if isinstance(target, ast.Attribute) and func.is_method:
             bound = {func.params[0]} if func.params else set()
         return self._add(wrapper, site, func=func, keywords=keywords, bound=bound)
@@ -237,13 +246,15 @@ class TracedFinder:
 
     # -- static arguments -----------------------------------------------------------------------
     def _add(self, wrapper, site, func=None, lam=None, keywords=(), bound=()) -> TracedEntry:
-        entry = TracedEntry(wrapper=wrapper, site=site, func=func, lam=lam, bound=set(bound))
+        entry = TracedEntry(wrapper=wrapper, site=site, func=func, lam=lam, bound=set(bound),
+                            is_jit=wrapper in self.jit_wrappers,
+                            compiled=wrapper in api.COMPILING_WRAPPERS or wrapper in self.extra_wrappers)
         self._read_spec(entry, keywords)
         self.entries.append(entry)
         return entry
 
     def _read_spec(self, entry: TracedEntry, keywords):
-        nums_kw, names_kw = api.JIT_WRAPPERS.get(entry.wrapper, (None, None))
+        nums_kw, names_kw = self.jit_wrappers.get(entry.wrapper, (None, None))
         spec = entry.spec
         for kw in keywords:
             if kw.arg is None:

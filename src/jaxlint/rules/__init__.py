@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from jaxlint.rules.call_signature_drift import CallSignatureDrift
 from jaxlint.rules.data_dependent_shape import DataDependentShape
+from jaxlint.rules.jit_per_call import JitPerCall
+from jaxlint.rules.ragged_batch import RaggedBatch
+from jaxlint.rules.static_identity_hash import StaticIdentityHash
+from jaxlint.rules.static_spec_invalid import StaticSpecInvalid
+from jaxlint.rules.static_unbounded import StaticUnbounded
+from jaxlint.rules.static_unhashable import StaticUnhashable
 from jaxlint.rules.trace_time_print import TraceTimePrint
 from jaxlint.rules.traced_bool import TracedBool
 from jaxlint.rules.traced_self import TracedSelf
@@ -10,10 +17,13 @@ from jaxlint.rules.traced_shape import TracedShape
 from jaxlint.rules.traced_slice import TracedSlice
 from jaxlint.rules.traced_to_python import TracedToPython
 from jaxlint.rules.traced_type_test import TracedTypeTest
+from jaxlint.rules.unrolled_loop import UnrolledLoop
 
 RULES = (
     TracedBool, TracedToPython, TracedShape, TracedSlice, DataDependentShape, TracedTypeTest,
     TraceTimePrint, TracedSelf,
+    StaticUnbounded, StaticUnhashable, StaticSpecInvalid, StaticIdentityHash,
+    JitPerCall, UnrolledLoop, RaggedBatch, CallSignatureDrift,
 )
 BY_CODE = {rule.code: rule for rule in RULES}
 

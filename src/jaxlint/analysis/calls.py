@@ -1,0 +1,324 @@
+"""Call sites of jitted functions, and what the caller passes: the input of the JAX2xx/JAX3xx rules.
+
+For each call of a jitted function defined in the module we map every argument to its parameter
+exactly as JAX does (positional, keyword, defaults, `*args`/`**kwargs`), and we look at the code
+around the call: which loop it sits in, which names change from one iteration to the next, what
+a name was bound to. Everything here is syntactic and local to the calling function.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from jaxlint.analysis.module import params_with_defaults, positional_params
+
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_STEP_NAME = re.compile(r"(^|_)(step|update)(_|$)", re.IGNORECASE)
+_ONCE_METHODS = {"__init__", "setup", "__post_init__", "__new__", "__init_subclass__"}
+
+
+@dataclass
+class Arg:
+    node: ast.AST
+    how: str           # "positional" | "keyword"
+
+
+@dataclass
+class CallSite:
+    """One call of a jitted function, its arguments mapped to parameters."""
+
+    node: ast.Call
+    entry: object                     # TracedEntry
+    scope: Optional[ast.AST]          # enclosing def (None: module level)
+    args: dict = field(default_factory=dict)     # param -> Arg
+    starred: bool = False             # *args / **kwargs at the call: mapping unknown
+    loops: list = field(default_factory=list)    # enclosing loops, innermost last
+
+
+class Parents:
+    """Parent links for the whole module, built once."""
+
+    def __init__(self, tree: ast.AST):
+        self.parent: dict = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parent[id(child)] = node
+
+    def chain(self, node):
+        """Ancestors of `node`, innermost first."""
+        node = self.parent.get(id(node))
+        while node is not None:
+            yield node
+            node = self.parent.get(id(node))
+
+    def scope_of(self, node) -> Optional[ast.AST]:
+        for anc in self.chain(node):
+            if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                return anc
+        return None
+
+    def loops_of(self, node) -> list:
+        """Loops (and comprehensions) around `node` within its own function, innermost last."""
+        found = []
+        child = node
+        for anc in self.chain(node):
+            if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                break
+            if isinstance(anc, LOOPS) and child is not getattr(anc, "iter", None):
+                if not (isinstance(anc, ast.While) and child is anc.test) and child not in anc.orelse:
+                    found.append(anc)
+            elif isinstance(anc, COMPREHENSIONS):
+                found.append(anc)
+            child = anc
+        return list(reversed(found))
+
+
+def map_call(call: ast.Call, entry, skips_self: bool) -> CallSite:
+    site = CallSite(node=call, entry=entry, scope=None)
+    args = entry.args
+    positional = [p for p in positional_params(args) if p not in entry.bound]
+    if skips_self:
+        positional = positional[1:]
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            site.starred = True
+            break
+        if i < len(positional):
+            site.args[positional[i]] = Arg(arg, "positional")
+        elif args.vararg is not None:
+            site.args.setdefault(f"*{args.vararg.arg}[{i - len(positional)}]", Arg(arg, "positional"))
+    for kw in call.keywords:
+        if kw.arg is None:
+            site.starred = True
+            continue
+        site.args[kw.arg] = Arg(kw.value, "keyword")
+    return site
+
+
+def defaults_of(entry) -> dict:
+    """param -> default expression node."""
+    args = entry.args
+    positional = args.posonlyargs + args.args
+    out = {}
+    for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        out[a.arg] = d
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        if d is not None:
+            out[a.arg] = d
+    return out
+
+
+class ScopeFacts:
+    """Per-function (or module) facts about names: what they were bound to, what varies in loops."""
+
+    def __init__(self, scope_body: list):
+        self.assignments: dict = {}        # name -> list of (lineno, value node or None)
+        for stmt in _walk_scope(scope_body):
+            for target, value in _bindings(stmt):
+                for name in _names(target):
+                    self.assignments.setdefault(name, []).append((stmt.lineno, value if isinstance(target, ast.Name) else None))
+
+    def value_before(self, name: str, line: int) -> Optional[ast.AST]:
+        """The expression last bound to `name` before `line` (None if unknown or rebound oddly)."""
+        best = None
+        for lineno, value in self.assignments.get(name, ()):
+            if lineno <= line:
+                best = value
+        return best
+
+    def all_values(self, name: str) -> list:
+        return [v for _, v in self.assignments.get(name, ())]
+
+
+def varying_names(loop) -> dict:
+    """Names that change from one iteration of `loop` to the next -> why (for messages)."""
+    why: dict = {}
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        if not _is_small_literal_collection(loop.iter):
+            for name in _names(loop.target):
+                why[name] = f"the loop variable of the loop at line {loop.lineno}"
+        body = loop.body
+    elif isinstance(loop, ast.While):
+        body = loop.body
+    else:  # comprehension
+        for gen in loop.generators:
+            if not _is_small_literal_collection(gen.iter):
+                for name in _names(gen.target):
+                    why[name] = f"the comprehension variable at line {loop.lineno}"
+        return why
+    stmts = list(_walk_scope(body))
+    changed = True
+    while changed:
+        changed = False
+        for stmt in stmts:
+            for target, value in _bindings(stmt):
+                names = list(_names(target))
+                if not names or all(n in why for n in names):
+                    continue
+                reason = None
+                if isinstance(stmt, ast.AugAssign):
+                    reason = f"a counter updated in the loop at line {stmt.lineno}"
+                elif isinstance(stmt, (ast.For, ast.AsyncFor)) and target is stmt.target:
+                    if not _is_small_literal_collection(stmt.iter):
+                        reason = f"the loop variable of the loop at line {stmt.lineno}"
+                elif value is not None:
+                    used = set(_names_in(value))
+                    if used & set(names):
+                        reason = f"a value recomputed from itself in the loop at line {stmt.lineno}"
+                    elif used & set(why):
+                        source = next(iter(sorted(used & set(why))))
+                        reason = f"computed from `{source}` ({why[source]})"
+                    elif _reads_data(value):
+                        reason = f"read from data in the loop (line {stmt.lineno})"
+                if reason:
+                    for n in names:
+                        if n not in why:
+                            why[n] = reason
+                            changed = True
+    return why
+
+
+def expr_varies(expr, why: dict) -> Optional[str]:
+    """Why `expr` takes a new value each iteration, or None."""
+    for name in _names_in(expr):
+        if name in why:
+            return f"`{name}` is {why[name]}"
+    if _reads_data(expr):
+        return "it is read from array data (float()/int()/.item())"
+    return None
+
+
+def repeated_functions(tree: ast.Module, parents: Parents, index) -> dict:
+    """def nodes that run many times -> why: called in a loop (transitively), methods, step functions."""
+    why: dict = {}
+    by_name = {}
+    for info in index.functions:
+        by_name.setdefault(info.name, []).append(info)
+    calls_in_loops = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else \
+                node.func.attr if isinstance(node.func, ast.Attribute) else None
+            if name and name in by_name:
+                calls_in_loops.append((node, name))
+    for info in index.functions:
+        if _is_memoised(info.node):
+            continue
+        if info.cls is not None and info.parent is None and info.name not in _ONCE_METHODS \
+                and not info.name.startswith("__"):
+            why[id(info.node)] = f"`{info.qualname}` is a method, called repeatedly"
+        elif _STEP_NAME.search(info.name):
+            why[id(info.node)] = f"`{info.qualname}` is a step function, called repeatedly"
+    changed = True
+    while changed:
+        changed = False
+        for call, name in calls_in_loops:
+            scope = parents.scope_of(call)
+            loops = parents.loops_of(call)
+            if not loops and (scope is None or id(scope) not in why):
+                continue
+            reason_of_caller = f"called in the loop at line {loops[-1].lineno}" if loops else \
+                f"called from `{getattr(scope, 'name', 'lambda')}`, which runs repeatedly"
+            for info in by_name[name]:
+                if id(info.node) not in why and not _is_memoised(info.node):
+                    why[id(info.node)] = f"`{info.qualname}` is {reason_of_caller} (line {call.lineno})"
+                    changed = True
+    return why
+
+
+def _is_memoised(node) -> bool:
+    for dec in getattr(node, "decorator_list", ()):
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in ("lru_cache", "cache", "cached_property", "memoize"):
+            return True
+    return False
+
+
+def _is_small_literal_collection(node) -> bool:
+    """`("relu", "gelu")`, `[1, 2, 4]`: a bounded set of values."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(isinstance(e, ast.Constant) for e in node.elts) and len(node.elts) <= 16
+    return False
+
+
+def _reads_data(expr) -> bool:
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id in ("float", "int") and node.args \
+                    and not isinstance(node.args[0], ast.Constant) and not _is_shape_expr(node.args[0]):
+                return True
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist"):
+                return True
+    return False
+
+
+def _is_shape_expr(node) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr in ("shape", "ndim", "size") for n in ast.walk(node)) \
+        or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len")
+
+
+def _walk_scope(body):
+    """Statements of a function body, descending into blocks but not into nested defs/classes."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                stack.extend(reversed([s for s in block if isinstance(s, ast.stmt)]))
+        for handler in getattr(stmt, "handlers", ()) or ():
+            stack.extend(reversed(handler.body))
+        for case in getattr(stmt, "cases", ()) or ():
+            stack.extend(reversed(case.body))
+
+
+def _bindings(stmt):
+    if isinstance(stmt, ast.Assign):
+        for t in stmt.targets:
+            yield t, stmt.value
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
+        yield stmt.target, stmt.value
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        yield stmt.target, None
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                yield item.optional_vars, None
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield ast.Name(id=stmt.name, ctx=ast.Store()), stmt
+
+
+def _names(target):
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for e in target.elts:
+            yield from _names(e)
+    elif isinstance(target, ast.Starred):
+        yield from _names(target.value)
+
+
+def _names_in(expr):
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            yield node.id
+
+
+def scope_body(scope, tree) -> list:
+    return scope.body if scope is not None and not isinstance(scope, ast.Lambda) else tree.body
+
+
+def is_module_level(scope) -> bool:
+    return scope is None
+
+
+def params_with_default(entry) -> set:
+    return params_with_defaults(entry.args)

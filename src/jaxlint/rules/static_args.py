@@ -1,0 +1,108 @@
+"""What the JAX2xx rules share: classifying the value a call passes to a static parameter."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+_ARRAY_CONSTRUCTORS = ("np.", "jnp.")
+_ARRAY_FUNCS = {"array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
+                "zeros_like", "ones_like", "full_like", "stack", "concatenate"}
+
+
+def resolve_value(analysis, site, node, depth=0) -> Optional[ast.AST]:
+    """Follow a name to the expression last bound to it in the calling scope (or module)."""
+    if isinstance(node, ast.Name) and depth < 4:
+        facts = analysis.scope_facts(site.scope)
+        value = facts.value_before(node.id, site.node.lineno)
+        if value is None and site.scope is not None:
+            value = analysis.scope_facts(None).value_before(node.id, 10 ** 9)
+        if value is not None and not isinstance(value, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return resolve_value(analysis, site, value, depth + 1)
+        return None if value is None else value
+    return node
+
+
+def unhashable_kind(analysis, site, node) -> Optional[str]:
+    """'a list', 'a NumPy array', ... when the value cannot be hashed as a static argument."""
+    value = resolve_value(analysis, site, node)
+    if value is None:
+        return None
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return "a list"
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return "a dict"
+    if isinstance(value, (ast.Set, ast.SetComp)):
+        return "a set"
+    if isinstance(value, ast.Tuple):
+        for elt in value.elts:
+            inner = unhashable_kind(analysis, site, elt)
+            if inner:
+                return f"a tuple containing {inner}"
+        return None
+    if isinstance(value, ast.Call):
+        name = analysis.imports.resolve(value.func) or ""
+        prefix, _, func = name.partition(".")
+        if prefix + "." in _ARRAY_CONSTRUCTORS and func in _ARRAY_FUNCS:
+            return "a NumPy array" if prefix == "np" else "a JAX array"
+        cls = class_called(analysis, value)
+        if cls is not None and cls.dataclass and cls.dataclass["eq"] and not cls.dataclass["frozen"] \
+                and not cls.defines_hash:
+            return f"an instance of `{cls.name}`, a non-frozen dataclass (eq=True sets __hash__ to None)"
+    return None
+
+
+def class_called(analysis, call: ast.Call):
+    if isinstance(call.func, ast.Name) and call.func.id in analysis.index.classes \
+            and call.func.id not in analysis.imports.aliases:
+        return analysis.index.classes[call.func.id]
+    return None
+
+
+def identity_hashed_kind(analysis, site, node) -> Optional[tuple]:
+    """(description, creation node) for a value hashed by identity: lambda, partial, plain object."""
+    value = resolve_value(analysis, site, node)
+    if value is None:
+        return None
+    if isinstance(value, ast.Lambda):
+        return "a lambda", value
+    if isinstance(value, ast.Call):
+        name = analysis.imports.resolve(value.func) or ""
+        if name == "functools.partial":
+            return "a functools.partial", value
+        cls = class_called(analysis, value)
+        if cls is not None and hashed_by_identity(analysis, cls):
+            return f"a new `{cls.name}` instance (hashed by identity)", value
+    return None
+
+
+def hashed_by_identity(analysis, cls, seen=None) -> bool:
+    """Instances compare and hash by id: no __eq__/__hash__ (own or inherited here), no eq dataclass."""
+    seen = seen or set()
+    if cls.name in seen:
+        return False
+    seen.add(cls.name)
+    if cls.defines_eq or cls.defines_hash or cls.is_pytree:
+        return False
+    if cls.dataclass is not None and cls.dataclass["eq"]:
+        return False
+    for base in cls.bases:
+        if base in ("object", "builtins.object"):
+            continue
+        other = analysis.index.classes.get(base)
+        if other is None or not hashed_by_identity(analysis, other, seen):
+            return False
+    return not any(kw.arg == "metaclass" for kw in cls.node.keywords)
+
+
+def literal_value(analysis, node):
+    """The Python value of a literal or module constant, else a sentinel."""
+    if isinstance(node, ast.Name) and node.id in analysis.index.constants:
+        return analysis.index.constants[node.id]
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return NOT_LITERAL
+
+
+NOT_LITERAL = object()

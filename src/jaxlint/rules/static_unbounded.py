@@ -1,0 +1,69 @@
+"""JAX201 static-unbounded."""
+
+from jaxlint.analysis import calls
+from jaxlint.findings import Finding
+from jaxlint.rules.base import Rule
+
+
+class StaticUnbounded(Rule):
+    code = "JAX201"
+    name = "static-unbounded"
+    family = "static arguments"
+    summary = "A static argument takes a new value on every call: one trace and XLA compile each."
+    what = """
+        Flags a call of a jitted function whose static parameter receives a value that changes
+        from call to call: a loop variable or anything computed from it, an `enumerate` index, a
+        counter updated in the loop, `len()`/`.shape` of per-iteration data, `float()`/`.item()`
+        of an array. Literals, module constants and small literal sets are bounded: not flagged.
+    """
+    why = """
+        The values of static arguments are part of jit's cache key. Every distinct value traces
+        the function again and runs a full XLA compile (100-200 ms on CPU, seconds for large
+        models). Nothing fails: the program is just slow, and memory grows with the cache.
+    """
+    example = """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames=("step",))
+        def update(params, grads, step):
+            return params - 0.1 / (1 + step) * grads
+
+        def train(params, grads):
+            for step in range(1000):
+                params = update(params, grads, step)
+            return params
+    """
+    use_instead = """
+        import jax
+
+        @jax.jit
+        def update(params, grads, step):
+            return params - 0.1 / (1 + step) * grads
+
+        def train(params, grads):
+            for step in range(1000):
+                params = update(params, grads, step)
+            return params
+    """
+
+    def check(self, analysis):
+        varying_cache = {}
+        for site in analysis.jit_calls():
+            for param, arg in site.args.items():
+                if param not in site.entry.static:
+                    continue
+                for loop in reversed(site.loops):
+                    if id(loop) not in varying_cache:
+                        varying_cache[id(loop)] = calls.varying_names(loop)
+                    reason = calls.expr_varies(arg.node, varying_cache[id(loop)])
+                    if reason:
+                        yield Finding(
+                            code=self.code, line=site.node.lineno, col=site.node.col_offset,
+                            function=site.entry.name, param=param,
+                            message=(f"static parameter `{param}` of jitted `{site.entry.name}` changes "
+                                     f"on every call: {reason}. Each new value traces and compiles "
+                                     f"`{site.entry.name}` again. Fix: make `{param}` a traced argument "
+                                     f"(remove it from static_argnums/static_argnames), or bucket it "
+                                     f"to a few values"))
+                        break
