@@ -241,8 +241,12 @@ def _is_memoised(node) -> bool:
 
 def _is_small_literal_collection(node) -> bool:
     """`("relu", "gelu")`, `[1, 2, 4]`: a bounded set of values."""
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return all(isinstance(e, ast.Constant) for e in node.elts) and len(node.elts) <= 16
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) <= 16:
+        try:
+            ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return False
+        return True
     return False
 
 
