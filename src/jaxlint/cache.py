@@ -1,0 +1,152 @@
+"""The result cache: a warm re-run reads results instead of analysing.
+
+One JSON file per (file content, path, analysis settings, jaxlint version) under
+`.jaxlint_cache/<version>/` in the project root (the nearest folder upward holding a
+pyproject.toml or .git; else the working directory). Entries are written to a temporary file
+and moved into place with os.replace, so concurrent runs never see half an entry; anything
+unreadable, truncated or not ours is a miss and gets rewritten. JSON, not pickle: a cache folder
+can come from anywhere (a CI artefact, a shared disk) and must never execute anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import tempfile
+from typing import Optional
+
+import jaxlint
+from jaxlint.findings import FileResult, Finding, Fix
+from jaxlint.notebooks import CellMap
+
+CACHE_DIR = ".jaxlint_cache"
+FORMAT = 1
+_ROOT_MARKERS = ("pyproject.toml", ".git")
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# jaxlint result cache: safe to delete.\n"
+
+
+class Cache:
+    def __init__(self, version: Optional[str] = None, cache_dir: Optional[str] = None):
+        self.version = version if version is not None else jaxlint.__version__
+        self.cache_dir = cache_dir          # one folder for everything, instead of per project
+        self._roots: dict = {}
+        self._ready: set = set()
+        self.writable = True
+        self.hits = self.misses = 0
+
+    # -- where ------------------------------------------------------------------------------
+    def project_root(self, directory: str) -> str:
+        """Nearest folder upward holding pyproject.toml or .git; else the working directory."""
+        if directory not in self._roots:
+            parent = os.path.dirname(directory)
+            if any(os.path.exists(os.path.join(directory, m)) for m in _ROOT_MARKERS):
+                self._roots[directory] = directory
+            else:
+                self._roots[directory] = os.getcwd() if parent == directory else self.project_root(parent)
+        return self._roots[directory]
+
+    def folder(self, path: str) -> str:
+        base = self.cache_dir or os.path.join(
+            self.project_root(os.path.dirname(os.path.abspath(path))), CACHE_DIR)
+        return os.path.join(base, re.sub(r"[^A-Za-z0-9._-]", "_", self.version))
+
+    # -- what -------------------------------------------------------------------------------
+    def key(self, path: str, data: bytes, fingerprint: str) -> str:
+        root = self.project_root(os.path.dirname(os.path.abspath(path)))
+        rel = os.path.relpath(os.path.abspath(path), root)
+        digest = hashlib.sha256()
+        for part in (f"jaxlint-cache-{FORMAT}", self.version, fingerprint, rel):
+            digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def get(self, path: str, key: str):
+        """(FileResult, CellMap or None) from a valid entry, else None."""
+        try:
+            with open(os.path.join(self.folder(path), key + ".json"), "rb") as fh:
+                entry = json.loads(fh.read())
+            if (entry.get("format") != FORMAT or entry.get("jaxlint") != self.version
+                    or entry.get("key") != key):
+                raise ValueError("foreign entry")
+            found = decode(path, entry["payload"])
+        except Exception:  # noqa: BLE001 - any bad entry is a miss, never an error
+            self.misses += 1
+            return None
+        self.hits += 1
+        return found
+
+    def put(self, path: str, key: str, payload: dict) -> None:
+        if not self.writable:
+            return
+        folder = self.folder(path)
+        entry = {"format": FORMAT, "jaxlint": self.version, "key": key, "payload": payload}
+        try:
+            if folder not in self._ready:
+                self._prepare(folder)
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(entry, fh, separators=(",", ":"))
+                os.replace(tmp, os.path.join(folder, key + ".json"))
+            except BaseException:
+                _unlink(tmp)
+                raise
+        except OSError:
+            self.writable = False       # read-only tree: lint on, uncached
+
+    def _prepare(self, folder: str) -> None:
+        os.makedirs(folder, exist_ok=True)
+        top = os.path.dirname(folder)
+        for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# created by jaxlint\n*\n")):
+            if not os.path.exists(os.path.join(top, name)):
+                fd, tmp = tempfile.mkstemp(dir=top, prefix=".tmp-")
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(text)
+                os.replace(tmp, os.path.join(top, name))
+        self._ready.add(folder)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+# -- serialisation: plain JSON both ways, validated on the way in ------------------------------
+
+def encode(result: FileResult, cells: Optional[CellMap]) -> dict:
+    findings = []
+    for f in result.findings:
+        item = {fl.name: getattr(f, fl.name) for fl in dataclasses.fields(Finding)}
+        if f.fix is not None:
+            item["fix"] = dataclasses.asdict(f.fix)
+        findings.append(item)
+    return {"findings": findings, "error": result.error, "error_line": result.error_line,
+            "error_col": result.error_col, "internal_error": result.internal_error,
+            "notes": list(result.notes), "cells": cells.to_json() if cells else None}
+
+
+def decode(path: str, payload: dict):
+    findings = []
+    for item in payload["findings"]:
+        item = dict(item)
+        if not (isinstance(item["code"], str) and isinstance(item["message"], str)
+                and type(item["line"]) is int and type(item["col"]) is int):
+            raise ValueError("malformed finding")
+        if item.get("fix") is not None:
+            fix = dict(item["fix"])
+            fix["edits"] = tuple(tuple(edit) for edit in fix["edits"])
+            item["fix"] = Fix(**fix)
+        findings.append(Finding(**item))
+    error = payload["error"]
+    if error is not None and not isinstance(error, str):
+        raise ValueError("malformed error")
+    result = FileResult(path=path, findings=findings, error=error,
+                        error_line=int(payload["error_line"]), error_col=int(payload["error_col"]),
+                        internal_error=payload["internal_error"], notes=list(payload["notes"]))
+    cells = CellMap.from_json(payload["cells"]) if payload["cells"] is not None else None
+    return result, cells
