@@ -1,0 +1,209 @@
+"""Output formats: text for people, JSON for scripts, SARIF for code scanning, GitHub annotations.
+
+Every format reads the same flattened items, so a finding (and a notebook's cell location) means
+the same thing everywhere. The JSON layout is a public interface: see "JSON output" in the
+README; add fields freely, never rename or remove one without bumping SCHEMA_VERSION.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from jaxlint import __version__
+from jaxlint.findings import Finding
+from jaxlint.rules import BY_CODE, RULES
+
+SCHEMA_VERSION = 1
+FORMATS = ("text", "json", "sarif", "github")
+DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+@dataclass(frozen=True)
+class Item:
+    """A finding or a file error at a place. `line` is 1-based (within the cell for notebooks:
+    `cell` is the 1-based cell number), `column` 1-based."""
+
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+    cell: Optional[int] = None
+    cell_id: str = ""
+    finding: Optional[Finding] = None
+
+    @property
+    def location(self) -> str:
+        cell = f"cell_{self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.line}:{self.column}"
+
+
+def collect(reports):
+    """FileReports -> (findings, errors), findings filtered by each file's selection."""
+    findings, errors = [], []
+    for report in reports:
+        res, cells = report.result, report.cells
+        where = (lambda line: cells.locate(line)) if cells else (lambda line: (None, "", line))
+        if report.io_error:
+            errors.append(Item(report.path, 0, 1, "E902", report.io_error))
+        if res.error:
+            cell, cell_id, line = where(res.error_line)
+            errors.append(Item(report.path, line, res.error_col + 1, "E999", res.error, cell, cell_id))
+        if res.internal_error:
+            errors.append(Item(report.path, 1, 1, "JAX000", res.internal_error))
+        for f in res.findings:
+            if report.config.enabled(f.code, report.path):
+                cell, cell_id, line = where(f.line)
+                findings.append(Item(report.path, line, f.col + 1, f.code, f.message, cell,
+                                     cell_id, f))
+    return findings, errors
+
+
+def rule_name(code: str) -> str:
+    rule = BY_CODE.get(code)
+    return rule.name if rule else ""
+
+
+def statistics(findings) -> list:
+    """[(count, code, name, fixable)], most frequent first."""
+    counts = Counter(item.code for item in findings)
+    fixable = {item.code for item in findings if item.finding and item.finding.fix}
+    return sorted(((n, code, rule_name(code), code in fixable) for code, n in counts.items()),
+                  key=lambda row: (-row[0], row[1]))
+
+
+# -- text -----------------------------------------------------------------------------------------
+
+def text(findings, errors, colour: bool = False) -> str:
+    bold, red, reset = ("\x1b[1m", "\x1b[1;31m", "\x1b[0m") if colour else ("", "", "")
+    lines = [f"{bold}{e.location}{reset}: {red}{e.code}{reset} {e.message}"
+             for e in errors if e.code == "E999"]
+    lines += [f"{bold}{f.location}{reset}: {red}{f.code}{reset} {f.message}" for f in findings]
+    return "".join(line + "\n" for line in lines)
+
+
+def text_statistics(findings) -> str:
+    return "".join(f"{n:>6}  {code}  {'[*] ' if fix else ''}{name}\n"
+                   for n, code, name, fix in statistics(findings))
+
+
+# -- JSON -----------------------------------------------------------------------------------------
+
+def _json_item(item: Item) -> dict:
+    out = {"path": item.path, "line": item.line, "column": item.column, "cell": item.cell,
+           "cell_id": item.cell_id or None, "code": item.code, "message": item.message}
+    f = item.finding
+    if f is not None:
+        rule = BY_CODE.get(f.code)
+        out.update(name=rule_name(f.code), family=rule.family if rule else "",
+                   function=f.function or None, param=f.param or None,
+                   fix={"description": f.fix.description, "safe": f.fix.safe} if f.fix else None)
+    return out
+
+
+def json_report(findings, errors, files: int) -> str:
+    doc = {"schema_version": SCHEMA_VERSION, "jaxlint_version": __version__,
+           "files_checked": files, "findings": [_json_item(f) for f in findings],
+           "errors": [_json_item(e) for e in errors]}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def json_statistics(findings) -> str:
+    rows = [{"code": code, "name": name, "count": n, "fixable": fix}
+            for n, code, name, fix in statistics(findings)]
+    return json.dumps(rows, indent=2) + "\n"
+
+
+# -- SARIF 2.1.0 ----------------------------------------------------------------------------------
+
+def _level(code: str) -> str:
+    rule = BY_CODE.get(code)
+    return "error" if rule is None or rule.family == "trace-time failure" else "warning"
+
+
+def sarif_rule(rule) -> dict:
+    doc = rule.documentation()
+    return {"id": rule.code, "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": " ".join(textwrap.dedent(rule.what).split())},
+            "help": {"text": doc, "markdown": doc},
+            "helpUri": f"{DOCS_URL}#{rule.code.lower()}-{rule.name}",
+            "defaultConfiguration": {"level": _level(rule.code)},
+            "properties": {"tags": [rule.family], "fixable": bool(rule.fix)}}
+
+
+def _uri(path: str):
+    """(uri, base id): relative to the working directory when inside it, else absolute."""
+    full = os.path.abspath(path)
+    cwd = os.getcwd()
+    if full.startswith(cwd.rstrip(os.sep) + os.sep):
+        return Path(os.path.relpath(full, cwd)).as_posix(), "%SRCROOT%"
+    return Path(full).as_uri(), None
+
+
+def _sarif_location(item: Item) -> dict:
+    uri, base = _uri(item.path)
+    artifact = {"uri": uri, **({"uriBaseId": base} if base else {})}
+    physical = {"artifactLocation": artifact,
+                "region": {"startLine": max(item.line, 1), "startColumn": max(item.column, 1)}}
+    location = {"physicalLocation": physical}
+    if item.cell is not None:
+        location["logicalLocations"] = [{"name": f"cell_{item.cell}", "kind": "module",
+                                         "fullyQualifiedName": f"{uri}:cell_{item.cell}"}]
+        location["properties"] = {"cell": item.cell, "cellId": item.cell_id or None}
+    return location
+
+
+def sarif_report(findings, errors) -> str:
+    index = {rule.code: i for i, rule in enumerate(RULES)}
+    results = []
+    for item in findings:
+        prefix = f"cell_{item.cell}: " if item.cell is not None else ""
+        result = {"ruleId": item.code, "level": _level(item.code),
+                  "message": {"text": prefix + item.message},
+                  "locations": [_sarif_location(item)]}
+        if item.code in index:
+            result["ruleIndex"] = index[item.code]
+        results.append(result)
+    notes = [{"level": "error", "message": {"text": f"{e.code} {e.message}"},
+              "locations": [_sarif_location(e)], "descriptor": {"id": e.code}} for e in errors]
+    run = {"tool": {"driver": {"name": "jaxlint", "version": __version__,
+                               "informationUri": DOCS_URL.split("/blob/")[0],
+                               "rules": [sarif_rule(rule) for rule in RULES]}},
+           "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(os.getcwd()).as_uri() + "/"}},
+           "invocations": [{"executionSuccessful": not errors,
+                            "toolExecutionNotifications": notes}],
+           "results": results}
+    doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+# -- GitHub workflow commands -----------------------------------------------------------------------
+
+def _escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def github(findings, errors) -> str:
+    """`::error file=...,line=...,col=...,title=JAX101::message`, one per line. A notebook's
+    raw-JSON line numbers mean nothing, so its annotations name the cell in the message and
+    attach to the file."""
+    lines = []
+    for item in list(errors) + list(findings):
+        props = [f"file={_escape(item.path, True)}"]
+        message = item.message
+        if item.cell is not None:
+            message = f"cell_{item.cell}:{item.line}:{item.column}: {message}"
+        elif item.line >= 1:
+            props += [f"line={item.line}", f"col={item.column}"]
+        props.append(f"title={_escape(item.code, True)}")
+        lines.append(f"::{_level(item.code)} {','.join(props)}::{_escape(message)}\n")
+    return "".join(lines)
