@@ -1,4 +1,8 @@
-"""The `jaxlint` command: argument parsing, file discovery and exit codes. No analysis here."""
+"""The `jaxlint` command: argument parsing, dispatch and exit codes. No analysis here.
+
+Exit codes of `jaxlint check`: 0 no findings; 1 findings, or a file that could not be read or
+parsed, or an internal error; 2 a usage or configuration error. `--exit-zero` turns 1 into 0.
+"""
 
 from __future__ import annotations
 
@@ -7,38 +11,76 @@ import os
 import sys
 
 from jaxlint import __version__
-from jaxlint.engine import lint_file
+from jaxlint.config import (DEFAULT_EXCLUDE, ConfigError, ConfigFinder, parse_jit_decorators,
+                            parse_selectors, parse_threshold)
+from jaxlint.discovery import iter_targets
 
-DEFAULT_EXCLUDES = {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist",
-                    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules",
-                    ".eggs", ".jaxlint_cache", "site-packages"}
+DEFAULT_EXCLUDES = set(DEFAULT_EXCLUDE)
 
 
-def iter_python_files(paths, excludes=DEFAULT_EXCLUDES):
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in excludes and not d.endswith(".egg-info"))
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        yield os.path.join(root, name)
-        else:
-            yield path
+def iter_python_files(paths):
+    """Every file `check` would lint under `paths`, with the default configuration lookup."""
+    for path, _ in iter_targets(paths, ConfigFinder()):
+        yield path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="jaxlint", description=__doc__)
+    parser = argparse.ArgumentParser(prog="jaxlint", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
     sub = parser.add_subparsers(dest="command")
-    check = sub.add_parser("check", help="lint files and folders (never runs the code)")
+    check = sub.add_parser("check", help="lint files, folders and notebooks (never runs the code)")
     check.add_argument("paths", nargs="*", default=["."])
-    check.add_argument("--select", default="", help="comma-separated code prefixes to report")
-    check.add_argument("--ignore", default="", help="comma-separated code prefixes to skip")
+    pick = check.add_argument_group("rule selection (replace the [tool.jaxlint] value)")
+    pick.add_argument("--select", help="comma-separated code prefixes to report (default: JAX)")
+    pick.add_argument("--ignore", help="comma-separated code prefixes to skip")
+    pick.add_argument("--extend-select", help="code prefixes to report in addition to select")
+    pick.add_argument("--exclude", help="comma-separated glob patterns of files/folders to skip")
+    pick.add_argument("--extend-exclude", help="patterns to skip in addition to exclude")
+    pick.add_argument("--unrolled-loop-threshold", metavar="N",
+                      help="literal loop length from which JAX302 reports a Python loop (16)")
+    pick.add_argument("--jit-decorators", metavar="NAMES",
+                      help="extra jit wrappers, NAME[:ARGNUMS_KW[:ARGNAMES_KW]],...")
+    pick.add_argument("--config", metavar="PYPROJECT",
+                      help="use this pyproject.toml for every file instead of searching")
+    pick.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    out = check.add_argument_group("output")
+    out.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    out.add_argument("--statistics", action="store_true",
+                     help="print the number of findings per code instead of each finding")
+    out.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
+    out.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE")
+    out.add_argument("--quiet", "-q", action="store_true",
+                     help="only the report: no summary line, no progress display")
+    run = check.add_argument_group("speed")
+    run.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                     help="files analysed in parallel (default 0: all cores)")
+    run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    run.add_argument("--cache-dir", metavar="DIR",
+                     help="cache folder (default: .jaxlint_cache in each project root)")
+    rules = sub.add_parser("rules", help="list every rule: code, name, family, fixable")
+    rules.add_argument("--markdown", action="store_true",
+                       help="print the full rule reference (the source of docs/rules.md)")
+    rule = sub.add_parser("rule", help="print one rule's documentation")
+    rule.add_argument("code", help="a rule code, e.g. JAX101")
     return parser
 
 
-def _codes(text):
-    return [c.strip().upper() for c in text.split(",") if c.strip()]
+def overrides(args) -> dict:
+    """Command-line values as Config fields; raises ConfigError naming the flag."""
+    out = {}
+    for flag in ("select", "ignore", "extend_select"):
+        if getattr(args, flag) is not None:
+            out[flag] = parse_selectors(getattr(args, flag), f"--{flag.replace('_', '-')}", "")
+    for flag in ("exclude", "extend_exclude"):
+        if getattr(args, flag) is not None:
+            out[flag] = tuple(p.strip() for p in getattr(args, flag).split(",") if p.strip())
+    if args.unrolled_loop_threshold is not None:
+        out["unrolled_loop_threshold"] = parse_threshold(args.unrolled_loop_threshold,
+                                                         "--unrolled-loop-threshold", "")
+    if args.jit_decorators is not None:
+        out["jit_decorators"] = parse_jit_decorators(args.jit_decorators, "--jit-decorators", "")
+    return out
 
 
 def main(argv=None) -> int:
@@ -47,29 +89,89 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
-    if args.command != "check":
-        parser.print_help()
+    if args.command == "check":
+        return check(args)
+    if args.command == "rules":
+        from jaxlint import ruledocs
+        sys.stdout.write(ruledocs.markdown() if args.markdown else ruledocs.table())
+        return 0
+    if args.command == "rule":
+        from jaxlint import ruledocs
+        rule = ruledocs.find(args.code)
+        if rule is None:
+            print(f"jaxlint: error: unknown rule {args.code!r}; `jaxlint rules` lists them",
+                  file=sys.stderr)
+            return 2
+        sys.stdout.write(rule.documentation())
+        return 0
+    parser.print_help()
+    return 2
+
+
+def check(args) -> int:
+    from jaxlint import reporters
+    from jaxlint.cache import Cache
+    from jaxlint.runner import run
+    if args.statistics and args.format not in ("text", "json"):
+        print("jaxlint: error: --statistics works with --format text or json", file=sys.stderr)
         return 2
-    select, ignore = _codes(args.select), _codes(args.ignore)
-    found = False
-    failed = False
-    for path in iter_python_files(args.paths):
-        if not os.path.exists(path) and not os.path.islink(path):
-            print(f"{path}:0:1: E902 No such file or directory", file=sys.stderr)
-            failed = True
-            continue
-        result = lint_file(path)
-        if result.error:
-            print(f"{path}:{result.error_line}:{result.error_col + 1}: E999 {result.error}")
-            failed = True
-        if result.internal_error:
-            print(f"{path}:1:1: JAX000 {result.internal_error}", file=sys.stderr)
-            failed = True
-        for f in result.findings:
-            if select and not any(f.code.startswith(s) for s in select):
-                continue
-            if any(f.code.startswith(i) for i in ignore):
-                continue
-            found = True
-            print(f"{path}:{f.line}:{f.col + 1}: {f.code} {f.message}")
-    return 1 if (found or failed) else 0
+    if args.jobs < 0:
+        print("jaxlint: error: -j/--jobs: expected 0 (all cores) or a positive number",
+              file=sys.stderr)
+        return 2
+    try:
+        finder = ConfigFinder(overrides(args), explicit=args.config, isolated=args.isolated)
+        targets = list(iter_targets(args.paths, finder))
+    except ConfigError as exc:
+        print(f"jaxlint: error: {exc}", file=sys.stderr)
+        return 2
+    cache = None if args.no_cache else Cache(cache_dir=args.cache_dir)
+    progress = not args.quiet and sys.stderr.isatty()
+    reports = run(targets, jobs=args.jobs or None, cache=cache, progress=progress)
+    findings, errors = reporters.collect(reports)
+    for error in errors:    # for people reading the log; machine formats also carry them
+        if args.format in ("json", "sarif") or args.statistics or error.code != "E999" \
+                and args.format == "text":
+            print(f"{error.location}: {error.code} {error.message}", file=sys.stderr)
+    stream = open_output(args.output_file)
+    if stream is None:
+        return 2
+    colour = stream is sys.stdout and stream.isatty() and "NO_COLOR" not in os.environ
+    if args.statistics:
+        report = (reporters.json_statistics(findings) if args.format == "json"
+                  else reporters.text_statistics(findings))
+    elif args.format == "json":
+        report = reporters.json_report(findings, errors, len(targets))
+    elif args.format == "sarif":
+        report = reporters.sarif_report(findings, errors)
+    elif args.format == "github":
+        report = reporters.github(findings, errors)
+    else:
+        report = reporters.text(findings, errors, colour)
+    stream.write(report)
+    if stream is not sys.stdout:
+        stream.close()
+    if args.format == "text" and not args.quiet and (findings or errors):
+        print(summary(findings, errors, len(targets)), file=sys.stderr)
+    if args.exit_zero:
+        return 0
+    return 1 if findings or errors else 0
+
+
+def open_output(path):
+    if not path:
+        return sys.stdout
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        print(f"jaxlint: error: --output-file {path}: {exc.strerror or exc}", file=sys.stderr)
+        return None
+
+
+def summary(findings, errors, checked: int) -> str:
+    files = len({f.path for f in findings})
+    parts = [f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {files} "
+             f"file{'s' * (files != 1)}"]
+    if errors:
+        parts.append(f"{len(errors)} file error{'s' * (len(errors) != 1)}")
+    return ", ".join(parts) + f" ({checked} file{'s' * (checked != 1)} checked)."

@@ -9,7 +9,6 @@ key and what is accepted, because a silently ignored setting is worse than no se
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import fnmatch
 import os
 import re
@@ -212,6 +211,7 @@ def from_table(table: dict, pyproject: str) -> Config:
     values = {}
     for key, value in table.items():
         if key not in KEYS:
+            import difflib
             close = difflib.get_close_matches(key, KEYS, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(where, f"[tool.jaxlint] {key}", f"unknown key{hint}; accepted keys: "

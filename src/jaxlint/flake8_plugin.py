@@ -1,12 +1,18 @@
 """The flake8 adapter: flake8's (tree, filename) in, (line, col, message, type) tuples out.
 
 flake8 already parsed the file with `ast`; we reuse its tree, so the plugin costs only the
-analysis. flake8 applies `# noqa`, --select and --ignore itself.
+analysis. flake8 applies `# noqa`, --select, --ignore, per-file-ignores and exclude itself; the
+plugin adds only the two settings that change the analysis (`--jaxlint-unrolled-loop-threshold`,
+`--jaxlint-jit-decorators`), readable from setup.cfg, tox.ini or .flake8.
 """
 
 from __future__ import annotations
 
+import sys
+
 from jaxlint import __version__
+from jaxlint.config import (DEFAULT_THRESHOLD, Config, ConfigError, parse_jit_decorators,
+                            parse_threshold)
 from jaxlint.engine import analyse_tree, internal_error_text
 from jaxlint.source import RELEVANT_MARKERS
 
@@ -14,6 +20,32 @@ from jaxlint.source import RELEVANT_MARKERS
 class JaxlintChecker:
     name = "flake8-jaxlint"
     version = __version__
+    config = Config()
+
+    @classmethod
+    def add_options(cls, manager):
+        manager.add_option("--jaxlint-unrolled-loop-threshold", default=str(DEFAULT_THRESHOLD),
+                           parse_from_config=True, metavar="N",
+                           help="literal loop length from which JAX302 reports a Python loop "
+                                "(default: %(default)s)")
+        manager.add_option("--jaxlint-jit-decorators", default="", parse_from_config=True,
+                           comma_separated_list=True, metavar="NAMES",
+                           help="extra jit wrappers to treat like jax.jit: "
+                                "NAME[:ARGNUMS_KW[:ARGNAMES_KW]],... (e.g. mylib.jit)")
+
+    @classmethod
+    def parse_options(cls, options):
+        """Validate once per run; a bad value stops flake8 with a message, not a traceback."""
+        where = "flake8-jaxlint: {} (command line, setup.cfg, tox.ini or .flake8)"
+        try:
+            threshold = parse_threshold(str(options.jaxlint_unrolled_loop_threshold),
+                                        where.format("jaxlint-unrolled-loop-threshold"), "")
+            wrappers = parse_jit_decorators(list(options.jaxlint_jit_decorators or []),
+                                            where.format("jaxlint-jit-decorators"), "")
+        except ConfigError as exc:
+            print(exc, file=sys.stderr)
+            raise SystemExit(2) from None
+        cls.config = Config(unrolled_loop_threshold=threshold, jit_decorators=wrappers)
 
     def __init__(self, tree, filename="<unknown>", lines=None):
         self.tree = tree
@@ -30,7 +62,7 @@ class JaxlintChecker:
         if not self._mentions_jax():
             return
         try:
-            findings = analyse_tree(self.tree, self.filename)
+            findings = analyse_tree(self.tree, self.filename, self.config)
         except RecursionError:
             return
         except Exception as exc:  # noqa: BLE001 - a plugin that raises stops flake8's whole run
