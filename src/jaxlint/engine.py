@@ -16,7 +16,7 @@ from jaxlint import __version__
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
+from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, inspects_tracers
 from jaxlint.analysis.module import ModuleIndex, positional_params
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
@@ -52,12 +52,18 @@ class Analysis:
         self.entries: list = self.finder.find()
         self.jitted_by_name: dict = {}
         self.jitted_by_attr: dict = {}
+        defs_by_name = {}
+        for info in self.index.functions:
+            defs_by_name[info.name] = defs_by_name.get(info.name, 0) + 1
         for entry in self.entries:
             if entry.is_jit:
                 for name in entry.call_names:
                     self.jitted_by_name.setdefault(name, entry)
+                # `obj.m(...)` can only be matched to this method when no other def is named m
+                entry.call_attrs = {a for a in entry.call_attrs if defs_by_name.get(a, 0) <= 1}
                 for attr in entry.call_attrs:
                     self.jitted_by_attr.setdefault(attr, entry)
+        self._calls_index = None
         self.call_sites: dict = {id(e): list(self._call_sites(e)) for e in self.entries}
         self.flow = ModuleFlow(self.index, self.finder, self.jitted_by_name, self.jitted_by_attr,
                                self.is_plain_class)
@@ -86,12 +92,16 @@ class Analysis:
         """Every call of a compiled jitted function of this module, arguments mapped, in line order."""
         if self._jit_calls is None:
             found = []
+            traced_defs = {id(e.node) for e in self.entries}
             for entry in self.entries:
                 if not entry.compiled or entry.spec.unresolved:
                     continue
                 for call, skips_self in self.call_sites.get(id(entry), []):
+                    scope = self.parents.scope_of(call)
+                    if scope is not None and id(scope) in traced_defs:
+                        continue      # called while tracing another function: inlined, no compile
                     site = calls.map_call(call, entry, skips_self)
-                    site.scope = self.parents.scope_of(call)
+                    site.scope = scope
                     site.loops = self.parents.loops_of(call)
                     found.append(site)
             found.sort(key=lambda s: (s.node.lineno, s.node.col_offset))
@@ -126,14 +136,27 @@ class Analysis:
             yield call, False
         if not entry.call_names and not entry.call_attrs:
             return
-        for node in ast.walk(self.tree):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            if isinstance(func, ast.Name) and func.id in entry.call_names:
-                yield node, False
-            elif isinstance(func, ast.Attribute) and func.attr in entry.call_attrs:
-                yield node, entry.func is not None and entry.func.is_method and not entry.bound
+        by_name, by_attr = self._calls_by_callee()
+        skips_self = entry.func is not None and entry.func.is_method and not entry.bound
+        found = [(node, False) for name in entry.call_names for node in by_name.get(name, ())]
+        found += [(node, skips_self) for attr in entry.call_attrs for node in by_attr.get(attr, ())]
+        order = self._call_order
+        yield from sorted(found, key=lambda pair: order[id(pair[0])])
+
+    def _calls_by_callee(self):
+        """Every call in the module grouped by the name or attribute it calls, from one walk of
+        the tree (walking it once per jitted function is quadratic: 10,000 jit sites took minutes)."""
+        if self._calls_index is None:
+            by_name, by_attr, self._call_order = {}, {}, {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Call):
+                    self._call_order[id(node)] = len(self._call_order)
+                    if isinstance(node.func, ast.Name):
+                        by_name.setdefault(node.func.id, []).append(node)
+                    elif isinstance(node.func, ast.Attribute):
+                        by_attr.setdefault(node.func.attr, []).append(node)
+            self._calls_index = (by_name, by_attr)
+        return self._calls_index
 
     def passed_params(self, entry: TracedEntry) -> Optional[set]:
         """Parameters some call passes explicitly; None when no call is visible in the module."""
@@ -302,7 +325,8 @@ class Analysis:
             else:
                 bindings[name] = vals.static(defaults.get(name, vals.NO_CONST))
         kind = ENTRY_KINDS.get(entry.wrapper, f"{entry.wrapper} body")
-        frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind)
+        frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind,
+                      muted=inspects_tracers(entry.node))
         func = entry.func if entry.func is not None else entry.lam
         run = FunctionRun(self.flow, func, Env(None, bindings), frame, 0,
                           self_value=self_value, owner_cls=owner)

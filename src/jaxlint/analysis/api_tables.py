@@ -62,7 +62,7 @@ STATIC_RESULT_FUNCTIONS = {
     "jnp.shape", "jnp.ndim", "jnp.size", "jnp.result_type", "jnp.promote_types", "jnp.dtype",
     "jnp.issubdtype", "jnp.iinfo", "jnp.finfo", "jnp.isdtype", "jnp.can_cast", "jnp.isscalar",
     "jnp.iscomplexobj", "jnp.isrealobj", "jnp.broadcast_shapes", "jnp.issubsctype",
-    "lax.broadcast_shapes", "jax.random.key_data", "jax.random.PRNGKeyArray",
+    "lax.broadcast_shapes", "lax.axis_size", "jax.random.key_data", "jax.random.PRNGKeyArray",
     "jax.nn.initializers.normal", "jax.nn.initializers.zeros", "jax.nn.initializers.ones",
     "jax.nn.initializers.glorot_uniform", "jax.nn.initializers.lecun_normal",
     "jax.nn.initializers.he_normal", "jax.nn.initializers.uniform", "jax.nn.initializers.variance_scaling",

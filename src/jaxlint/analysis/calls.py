@@ -18,6 +18,10 @@ from jaxlint.analysis.module import params_with_defaults, positional_params
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _STEP_NAME = re.compile(r"(^|_)(step|update)(_|$)", re.IGNORECASE)
+# Methods whose name says they run per batch / per call (a test method or `run` runs once).
+_REPEATED_METHOD = re.compile(
+    r"^__call__$|(^|_)(step|update|apply|predict|forward|sample|evaluate|eval|infer|generate|decode|"
+    r"encode|loss|act|policy|rollout)(_|$)", re.IGNORECASE)
 _ONCE_METHODS = {"__init__", "setup", "__post_init__", "__new__", "__init_subclass__"}
 
 
@@ -134,11 +138,17 @@ class ScopeFacts:
         return [v for _, v in self.assignments.get(name, ())]
 
 
-def varying_names(loop) -> dict:
-    """Names that change from one iteration of `loop` to the next -> why (for messages)."""
+def varying_names(loop, resolve=None) -> dict:
+    """Names that change from one iteration of `loop` to the next -> why (for messages).
+
+    `resolve(name, line)` gives the expression a name was bound to, to see through
+    `configs = itertools.product(...)`; loops over bounded literal sets do not vary."""
     why: dict = {}
     if isinstance(loop, (ast.For, ast.AsyncFor)):
-        if not _is_small_literal_collection(loop.iter):
+        iterable = loop.iter
+        if isinstance(iterable, ast.Name) and resolve is not None:
+            iterable = resolve(iterable.id, loop.lineno) or iterable
+        if not _is_small_literal_collection(iterable, resolve, loop.lineno):
             for name in _names(loop.target):
                 why[name] = f"the loop variable of the loop at line {loop.lineno}"
         body = loop.body
@@ -208,9 +218,11 @@ def repeated_functions(tree: ast.Module, parents: Parents, index) -> dict:
     for info in index.functions:
         if _is_memoised(info.node):
             continue
+        if info.name.startswith("test"):
+            continue
         if info.cls is not None and info.parent is None and info.name not in _ONCE_METHODS \
-                and not info.name.startswith("__"):
-            why[id(info.node)] = f"`{info.qualname}` is a method, called repeatedly"
+                and _REPEATED_METHOD.search(info.name):
+            why[id(info.node)] = f"`{info.qualname}` is a method that runs on every call"
         elif _STEP_NAME.search(info.name):
             why[id(info.node)] = f"`{info.qualname}` is a step function, called repeatedly"
     changed = True
@@ -234,13 +246,25 @@ def _is_memoised(node) -> bool:
     for dec in getattr(node, "decorator_list", ()):
         target = dec.func if isinstance(dec, ast.Call) else dec
         name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in ("lru_cache", "cache", "cached_property", "memoize"):
+        if "cache" in name.lower() or "memo" in name.lower():
             return True
     return False
 
 
-def _is_small_literal_collection(node) -> bool:
-    """`("relu", "gelu")`, `[1, 2, 4]`: a bounded set of values."""
+_BOUNDED_COMBINATORS = {"product", "zip", "enumerate", "reversed", "sorted", "permutations",
+                        "combinations", "list", "tuple"}
+
+
+def _is_small_literal_collection(node, resolve=None, line=0, depth=0) -> bool:
+    """`("relu", "gelu")`, `[1, 2, 4]`, `itertools.product((1, 2), (3, 4))`: a bounded set of values."""
+    if isinstance(node, ast.Name) and resolve is not None and depth < 3:
+        bound = resolve(node.id, line)
+        return isinstance(bound, ast.expr) and _is_small_literal_collection(bound, resolve, line, depth + 1)
+    if isinstance(node, ast.Call) and node.args and not node.keywords:
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name in _BOUNDED_COMBINATORS:
+            return all(_is_small_literal_collection(a, resolve, line, depth + 1) for a in node.args)
+        return False
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) <= 16:
         try:
             ast.literal_eval(node)

@@ -21,6 +21,7 @@ from jaxlint.analysis.module import FuncInfo, ModuleIndex, param_names, position
 from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,
                                      UNKNOWN, UNKNOWN_V, WRAPPED, V)
 
+_TREE_CONTAINER_RESULTS = {"tree_map", "map", "tree_leaves", "leaves", "tree_unflatten", "unflatten"}
 MAX_DEPTH = 8
 MAX_FUNCTION_RUNS = 4000
 MAX_STEPS = 400_000
@@ -41,6 +42,7 @@ class Frame:
     entry: str
     entry_kind: str                 # "jit" | "transform" | "vmap" ...
     chain: tuple = ()               # ((callee, call line), ...) from the entry to `function`
+    muted: bool = False             # code that checks for tracers itself: written to run both ways
 
 
 @dataclass
@@ -109,6 +111,8 @@ class ModuleFlow:
         self.steps = 0
 
     def record(self, kind, node, value, frame, **detail):
+        if frame.muted:
+            return
         key = (kind, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), detail.get("key"))
         if key in self._sink_keys:
             return
@@ -515,6 +519,9 @@ class FunctionRun:
             result = vals.join(result, value)
             if isinstance(n.op, ast.And) and self.is_scalar_type_test(operand):
                 break      # isinstance(tracer, int) is False: the rest is never evaluated
+            if value.state == UNKNOWN and isinstance(operand, (ast.Call, ast.UnaryOp)) and \
+                    self._inspects_traced(operand):
+                break      # an unknown check of a traced value guards the rest: cannot tell
         return result if not in_test else (STATIC_V if result is None or not result.traced else result)
 
     def expr_Compare(self, n):
@@ -620,6 +627,12 @@ class FunctionRun:
             return STATIC_V
         return value
 
+    def _inspects_traced(self, node) -> bool:
+        if isinstance(node, ast.UnaryOp):
+            node = node.operand
+        return isinstance(node, ast.Call) and any(
+            self.eval(a).traced for a in node.args)
+
     def is_scalar_type_test(self, node) -> bool:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
                 and len(node.args) == 2 and not self.env.is_local("isinstance")):
@@ -690,7 +703,10 @@ class FunctionRun:
 
     def expr_Call(self, n):
         args = [self.eval(a) for a in n.args]
-        return self.eval_call_values(n, args)
+        result = self.eval_call_values(n, args)
+        if not self.tracing and result.state == TRACED:
+            return UNKNOWN_V      # eager code: whatever a call returns here is concrete
+        return result
 
     def eval_call_values(self, n: ast.Call, args: list) -> V:
         kwargs = {}
@@ -793,7 +809,7 @@ class FunctionRun:
             return UNKNOWN_V
         if qual in api.CALL_THROUGH_WRAPPERS:
             if args and args[0].state in (FUNC, WRAPPED):
-                return V(WRAPPED, wrapper=qual, extra=(args[0], n.keywords))
+                return V(WRAPPED, wrapper=qual, extra=(args[0], n.keywords, n.args[1:]))
             if args and args[0].state == STATIC:
                 return UNKNOWN_V
             return UNKNOWN_V
@@ -820,7 +836,8 @@ class FunctionRun:
                 return vals.traced(path=(text,), text=text, boolish=boolish)
             params = frozenset().union(*(v.params for v in everything if v.traced))
             return vals.traced(path=source.path + (text,), params=params, text=text, boolish=boolish)
-        if any(v.traced for v in everything) and qual.startswith("jax."):
+        if any(v.traced for v in everything) and qual.startswith(("jax.tree_util.tree_", "jax.tree.")) \
+                and qual.rsplit(".", 1)[-1] in _TREE_CONTAINER_RESULTS:
             return vals.derived(everything, leaf=MAYBE)
         return UNKNOWN_V
 
@@ -864,7 +881,8 @@ class FunctionRun:
                 return self.call_value(n, callee, args, kwargs)
         jitted = self.flow.jitted_by_attr.get(attr)
         if jitted is not None and isinstance(n.func, ast.Attribute):
-            return self.call_jitted(n, jitted, args, kwargs)
+            return self.call_jitted(n, jitted, args, kwargs,
+                                    skips_self=jitted.func is not None and jitted.func.is_method)
         if receiver.state == FUNC:
             return UNKNOWN_V
         if receiver.state == STATIC and receiver.pyseq and attr in ("index", "count") and \
@@ -975,11 +993,11 @@ class FunctionRun:
 
     def call_value(self, n, callee: V, args, kwargs, transform: Optional[str] = None) -> V:
         if callee.state == WRAPPED:
-            inner, keywords = callee.extra
+            inner, keywords, positional_options = callee.extra
             if callee.wrapper in ("jax.jit", "eqx.filter_jit", "nnx.jit", "jax.pmap"):
                 return self.call_value(n, inner, args, kwargs) if inner.state in (FUNC, WRAPPED) else UNKNOWN_V
             if callee.wrapper == "jax.vmap":
-                unbatched = _vmap_unbatched(keywords, len(args))
+                unbatched = _vmap_unbatched(keywords, positional_options, len(args))
                 args = [a if i in unbatched else (vals.copy(a, leaf=MAYBE) if a.traced else _batched(a))
                         for i, a in enumerate(args)]
             tracer = callee.wrapper if callee.wrapper in api.TRACING_WRAPPERS else None
@@ -1012,9 +1030,11 @@ class FunctionRun:
             return self.flow.jitted_by_name.get(n.func.id)
         return None
 
-    def call_jitted(self, n, entry, args, kwargs) -> V:
+    def call_jitted(self, n, entry, args, kwargs, skips_self=False) -> V:
         """Calling another jitted function: a tracer reaching its static parameter fails (JAX103)."""
         positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        if skips_self:
+            positional = positional[1:]
         for i, value in enumerate(args):
             if i < len(positional) and positional[i] in entry.static and value.traced:
                 self.flow.record("static-arg", n, value, self.frame, callee=entry.name, param=positional[i])
@@ -1073,10 +1093,11 @@ class FunctionRun:
         if not isinstance(node, ast.Lambda):
             chain = chain + ((name, n.lineno, transform),)
         frame = Frame(function=name if not isinstance(node, ast.Lambda) else self.frame.function,
-                      entry=self.frame.entry, entry_kind=self.frame.entry_kind, chain=chain)
+                      entry=self.frame.entry, entry_kind=self.frame.entry_kind, chain=chain,
+                      muted=self.frame.muted or inspects_tracers(node))
         if starts_trace:     # a plain function hands this body to lax/vmap: tracing starts here
             kind = "vmapped function" if transform == "jax.vmap" else f"{transform} body"
-            frame = Frame(function=name, entry=name, entry_kind=kind)
+            frame = Frame(function=name, entry=name, entry_kind=kind, muted=inspects_tracers(node))
         owner = func.cls if isinstance(func, FuncInfo) and func.cls is not None else self.owner_cls
         self.flow.in_progress.add(key)
         try:
@@ -1088,6 +1109,20 @@ class FunctionRun:
             self.flow.in_progress.discard(key)
         self.flow.memo[key] = result
         return result
+
+
+_TRACER_CHECK = re.compile(r"tracer|is_concrete|concrete_or_none|core\.is_constant", re.IGNORECASE)
+
+
+def inspects_tracers(node) -> bool:
+    """Does this function test whether its values are tracers? Then it is written to work both
+    traced and eagerly, and its branches on tracers are deliberate: stay silent there."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and _TRACER_CHECK.search(sub.id):
+            return True
+        if isinstance(sub, ast.Attribute) and _TRACER_CHECK.search(sub.attr):
+            return True
+    return False
 
 
 def _defaults(args: ast.arguments) -> set:
@@ -1115,8 +1150,8 @@ def _batched(v: V) -> V:
     return vals.traced(leaf=MAYBE, path=("batched argument",))
 
 
-def _vmap_unbatched(keywords, nargs) -> set:
-    in_axes = None
+def _vmap_unbatched(keywords, positional_options, nargs) -> set:
+    in_axes = positional_options[0] if positional_options else None
     for kw in keywords or ():
         if kw.arg == "in_axes":
             in_axes = kw.value

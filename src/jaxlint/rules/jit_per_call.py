@@ -56,6 +56,10 @@ class JitPerCall(Rule):
             else:
                 continue
             site = entry.site
+            if isinstance(site, ast.Call) and any(
+                    kw.arg == "inline" and isinstance(kw.value, ast.Constant) and kw.value.value
+                    for kw in site.keywords):
+                continue      # inline=True: traced into its caller, never compiled on its own
             scope = analysis.parents.scope_of(site)
             while isinstance(scope, ast.Lambda):
                 scope = analysis.parents.scope_of(scope)

@@ -55,7 +55,8 @@ class StaticUnbounded(Rule):
                     continue
                 for loop in reversed(site.loops):
                     if id(loop) not in varying_cache:
-                        varying_cache[id(loop)] = calls.varying_names(loop)
+                        facts = analysis.scope_facts(site.scope)
+                        varying_cache[id(loop)] = calls.varying_names(loop, facts.value_before)
                     reason = calls.expr_varies(arg.node, varying_cache[id(loop)])
                     if reason:
                         yield Finding(
