@@ -17,7 +17,7 @@ from jaxlint.analysis.module import params_with_defaults, positional_params
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_STEP_NAME = re.compile(r"(^|_)(step|update)(_|$)", re.IGNORECASE)
+_STEP_NAME = re.compile(r"^(?!(make|create|build|get|init|setup|new)_)(\w+_)?(step|update)$", re.IGNORECASE)
 # Methods whose name says they run per batch / per call (a test method or `run` runs once).
 _REPEATED_METHOD = re.compile(
     r"^__call__$|(^|_)(step|update|apply|predict|forward|sample|evaluate|eval|infer|generate|decode|"
@@ -148,9 +148,10 @@ def varying_names(loop, resolve=None) -> dict:
         iterable = loop.iter
         if isinstance(iterable, ast.Name) and resolve is not None:
             iterable = resolve(iterable.id, loop.lineno) or iterable
-        if not _is_small_literal_collection(iterable, resolve, loop.lineno):
-            for name in _names(loop.target):
-                why[name] = f"the loop variable of the loop at line {loop.lineno}"
+        bounded = _is_small_literal_collection(iterable, resolve, loop.lineno)
+        for name in _names(loop.target):
+            # over a literal set the value itself is bounded, but len()/.shape of it is data
+            why[name] = (BOUNDED if bounded else "") + f"the loop variable of the loop at line {loop.lineno}"
         body = loop.body
     elif isinstance(loop, ast.While):
         body = loop.body
@@ -179,9 +180,9 @@ def varying_names(loop, resolve=None) -> dict:
                     used = set(_names_in(value))
                     if used & set(names):
                         reason = f"a value recomputed from itself in the loop at line {stmt.lineno}"
-                    elif used & set(why):
-                        source = next(iter(sorted(used & set(why))))
-                        reason = f"computed from `{source}` ({why[source]})"
+                    elif any(expr_varies(value, {u: why[u]}) for u in used & set(why)):
+                        source = next(u for u in sorted(used & set(why)) if expr_varies(value, {u: why[u]}))
+                        reason = f"computed from `{source}` ({why[source].replace(BOUNDED, '')})"
                     elif _reads_data(value):
                         reason = f"read from data in the loop (line {stmt.lineno})"
                 if reason:
@@ -192,11 +193,20 @@ def varying_names(loop, resolve=None) -> dict:
     return why
 
 
+BOUNDED = "bounded:"
+
+
 def expr_varies(expr, why: dict) -> Optional[str]:
     """Why `expr` takes a new value each iteration, or None."""
     for name in _names_in(expr):
-        if name in why:
-            return f"`{name}` is {why[name]}"
+        reason = why.get(name)
+        if reason is None:
+            continue
+        if reason.startswith(BOUNDED):
+            if _size_of(expr, name):
+                return f"the size of `{name}`, {reason[len(BOUNDED):]} over data"
+            continue
+        return f"`{name}` is {reason}"
     if _reads_data(expr):
         return "it is read from array data (float()/int()/.item())"
     return None
@@ -283,6 +293,24 @@ def _reads_data(expr) -> bool:
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist"):
                 return True
     return False
+
+
+def _size_of(expr, name) -> bool:
+    """Does `expr` take len()/.shape/.size of `name`?"""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "size") \
+                and isinstance(node.value, ast.Name) and node.value.id == name:
+            return True
+    return False
+
+
+def is_size_expr(node) -> bool:
+    """`len(x)`, `x.shape[0]`, `x.size`: a Python int computed from an array's shape."""
+    return isinstance(node, (ast.Call, ast.Attribute, ast.Subscript, ast.BinOp)) and _is_shape_expr(node) \
+        and not any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) for n in ast.walk(node))
 
 
 def _is_shape_expr(node) -> bool:

@@ -60,12 +60,13 @@ class JitPerCall(Rule):
                     kw.arg == "inline" and isinstance(kw.value, ast.Constant) and kw.value.value
                     for kw in site.keywords):
                 continue      # inline=True: traced into its caller, never compiled on its own
-            scope = analysis.parents.scope_of(site)
+            anchor = entry.func.node if entry.via_decorator else site
+            scope = analysis.parents.scope_of(anchor)
             while isinstance(scope, ast.Lambda):
                 scope = analysis.parents.scope_of(scope)
             if scope is not None and id(scope) in traced_defs:
                 continue      # a jit inside a traced function is inlined, not compiled per call
-            why = analysis.runs_repeatedly(site)
+            why = analysis.runs_repeatedly(anchor)
             if not why:
                 continue
             yield Finding(

@@ -59,8 +59,7 @@ class RaggedBatch(Rule):
         loops = {}
         for site in sites:
             for loop in site.loops:
-                if isinstance(loop, (ast.For, ast.AsyncFor)):
-                    loops.setdefault(id(loop), loop)
+                loops.setdefault(id(loop), loop)
         for loop in loops.values():
             found = self._ragged(analysis, loop)
             if found is None:
@@ -81,6 +80,12 @@ class RaggedBatch(Rule):
 
     def _ragged(self, analysis, loop) -> Optional[tuple]:
         scope = analysis.parents.scope_of(loop)
+        if isinstance(loop, calls.COMPREHENSIONS):
+            gen = loop.generators[0]
+            loop = ast.For(target=gen.target, iter=gen.iter, body=[], orelse=[], lineno=loop.lineno,
+                           col_offset=loop.col_offset)
+        if isinstance(loop, ast.While):
+            return None
         it = loop.iter
         resolved = it
         if isinstance(it, ast.Name):
@@ -154,12 +159,19 @@ def _is_batch_slice(node, slice_vars) -> bool:
 
 
 def _slice_derived_names(loop, slice_vars) -> set:
-    derived = set()
+    """Names holding a batch slice in the loop, minus those padded back to full size."""
+    derived, padded = set(), set()
     changed = True
     stmts = [s for s in ast.walk(loop) if isinstance(s, ast.Assign)]
     while changed:
         changed = False
         for stmt in stmts:
+            if calls.is_size_expr(stmt.value):
+                continue      # len()/.shape of a batch is a Python int, not a ragged array
+            if _pads(stmt.value):
+                for target in stmt.targets:
+                    padded.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                continue
             if any(_is_batch_slice(n, slice_vars) or (isinstance(n, ast.Name) and n.id in derived)
                    for n in ast.walk(stmt.value)):
                 for target in stmt.targets:
@@ -167,7 +179,15 @@ def _slice_derived_names(loop, slice_vars) -> set:
                         if isinstance(n, ast.Name) and n.id not in derived:
                             derived.add(n.id)
                             changed = True
-    return derived
+    return derived - padded
+
+
+def _pads(value) -> bool:
+    """`np.pad(...)`, `pad_batch(...)`: the result is padded to a full batch."""
+    if isinstance(value, ast.Call):
+        name = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
+        return "pad" in name.lower()
+    return False
 
 
 def _known_multiple(analysis, scope, loop, stop, step) -> bool:
