@@ -12,12 +12,12 @@ import re
 import traceback
 from typing import Iterable, Optional
 
-from jaxlint import __version__
+from jaxlint import __version__, deepstack
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, inspects_tracers
-from jaxlint.analysis.module import ModuleIndex, positional_params
+from jaxlint.analysis.module import LineFilter, ModuleIndex, positional_params, pruned_walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 from jaxlint.findings import FileResult, Finding
@@ -41,14 +41,15 @@ ENTRY_KINDS = {
 class Analysis:
     """Everything the rules read about one module, computed once."""
 
-    def __init__(self, tree: ast.Module, path: str = "<unknown>", config=None):
+    def __init__(self, tree: ast.Module, path: str = "<unknown>", config=None, lines=None):
         self.tree = tree
+        self.lines = lines
         self.path = path
         self.config = config
         self.imports = ImportMap(tree)
         self.index = ModuleIndex(tree, self.imports)
         self.unrolled_loop_threshold = int(getattr(config, "unrolled_loop_threshold", 16) or 16)
-        self.finder = TracedFinder(self.index, getattr(config, "jit_decorators", None) or {})
+        self.finder = TracedFinder(self.index, getattr(config, "jit_decorators", None) or {}, lines)
         self.entries: list = self.finder.find()
         self.jitted_by_name: dict = {}
         self.jitted_by_attr: dict = {}
@@ -63,8 +64,7 @@ class Analysis:
                 entry.call_attrs = {a for a in entry.call_attrs if defs_by_name.get(a, 0) <= 1}
                 for attr in entry.call_attrs:
                     self.jitted_by_attr.setdefault(attr, entry)
-        self._calls_index = None
-        self.call_sites: dict = {id(e): list(self._call_sites(e)) for e in self.entries}
+        self.call_sites: dict = self._all_call_sites()
         self.flow = ModuleFlow(self.index, self.finder, self.jitted_by_name, self.jitted_by_attr,
                                self.is_plain_class)
         self.budget_exhausted = False
@@ -128,35 +128,36 @@ class Analysis:
         return None
 
     # -- call sites ---------------------------------------------------------------------------
-    def _call_sites(self, entry: TracedEntry):
-        """Calls of a jitted function in this module: (call node, bound_self: bool)."""
-        if not entry.is_jit:
-            return
-        for call in entry.immediate_calls:
-            yield call, False
-        if not entry.call_names and not entry.call_attrs:
-            return
-        by_name, by_attr = self._calls_by_callee()
-        skips_self = entry.func is not None and entry.func.is_method and not entry.bound
-        found = [(node, False) for name in entry.call_names for node in by_name.get(name, ())]
-        found += [(node, skips_self) for attr in entry.call_attrs for node in by_attr.get(attr, ())]
-        order = self._call_order
-        yield from sorted(found, key=lambda pair: order[id(pair[0])])
+    def _all_call_sites(self) -> dict:
+        """Calls of each jitted function in this module: id(entry) -> [(call node, skips_self)].
 
-    def _calls_by_callee(self):
-        """Every call in the module grouped by the name or attribute it calls, from one walk of
-        the tree (walking it once per jitted function is quadratic: 10,000 jit sites took minutes)."""
-        if self._calls_index is None:
-            by_name, by_attr, self._call_order = {}, {}, {}
-            for node in ast.walk(self.tree):
-                if isinstance(node, ast.Call):
-                    self._call_order[id(node)] = len(self._call_order)
-                    if isinstance(node.func, ast.Name):
-                        by_name.setdefault(node.func.id, []).append(node)
-                    elif isinstance(node.func, ast.Attribute):
-                        by_attr.setdefault(node.func.attr, []).append(node)
-            self._calls_index = (by_name, by_attr)
-        return self._calls_index
+        One pruned walk for all jitted functions (a walk per function is quadratic in files with
+        thousands of jit sites), visiting only statements whose lines mention a callee's name."""
+        sites = {id(e): [(call, False) for call in e.immediate_calls] if e.is_jit else [] for e in self.entries}
+        by_name, by_attr = {}, {}
+        for entry in self.entries:
+            if entry.is_jit:
+                for name in entry.call_names:
+                    by_name.setdefault(name, []).append(entry)
+                for attr in entry.call_attrs:
+                    by_attr.setdefault(attr, []).append(entry)
+        if not by_name and not by_attr:
+            return sites
+        line_filter = LineFilter(self.lines, set(by_name) | set(by_attr))
+        for node in pruned_walk(self.tree, line_filter):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in by_name:
+                for entry in by_name[func.id]:
+                    sites[id(entry)].append((node, False))
+            elif isinstance(func, ast.Attribute) and func.attr in by_attr:
+                for entry in by_attr[func.attr]:
+                    skips = entry.func is not None and entry.func.is_method and not entry.bound
+                    sites[id(entry)].append((node, skips))
+        for found in sites.values():
+            found.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+        return sites
 
     def passed_params(self, entry: TracedEntry) -> Optional[set]:
         """Parameters some call passes explicitly; None when no call is visible in the module."""
@@ -366,9 +367,11 @@ def suppressed(finding: Finding, lines: list) -> bool:
 
 # -- the pipeline -------------------------------------------------------------------------------
 
-def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=None) -> list:
-    """Run every rule over one parsed module; findings deduplicated and sorted."""
-    analysis = Analysis(tree, path, config)
+def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=None, lines=None) -> list:
+    """Run every rule over one parsed module; findings deduplicated and sorted.
+
+    `lines` (the source lines) lets the analysis skip statements that cannot hold a jit site."""
+    analysis = Analysis(tree, path, config, lines)
     findings = []
     seen = set()
     for rule in rules if rules is not None else all_rules():
@@ -412,7 +415,7 @@ def lint_file(path: str, config=None, rules=None, data: Optional[bytes] = None,
 
 def _lint_parsed(parsed: ParsedModule, result: FileResult, config, rules, honour_noqa) -> FileResult:
     try:
-        findings = analyse_tree(parsed.tree, result.path, config, rules)
+        findings = deepstack.call(analyse_tree, parsed.tree, result.path, config, rules, parsed.lines)
     except RecursionError:
         result.notes.append("nested too deeply to analyse; skipped")
         return result

@@ -7,6 +7,8 @@ pytree?`, `what is N_STEPS?`) instead of walking the tree again.
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -97,7 +99,8 @@ class ModuleIndex:
         self.constants: dict = {}            # module-level NAME -> literal value
         self.sequences: set = set()          # module-level names bound to list/tuple/dict displays
         self.module_names: set = set()       # every name bound at module level
-        self.parents: dict = {}              # id(node) -> parent node, for statements only
+        self._registered = None
+        self._registration_calls: list = []  # `f(Name, ...)` statements: maybe pytree registrations
         self._index_body(tree.body, None, None, "")
 
     # -- building ------------------------------------------------------------------------------
@@ -129,6 +132,9 @@ class ModuleIndex:
             return
         if parent is None and cls is None:
             self._record_module_binding(stmt)
+        if isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(stmt.value, ast.Call) \
+                and stmt.value.args and isinstance(stmt.value.args[0], ast.Name):
+            self._registration_calls.append(stmt.value)
         for child in _child_bodies(stmt):
             self._index_body(child, cls, parent, prefix)
 
@@ -188,12 +194,14 @@ class ModuleIndex:
     # -- queries ------------------------------------------------------------------------------
     def registered_pytree_classes(self) -> set:
         """Classes registered by a call such as `jax.tree_util.register_pytree_node(Cls, ...)`."""
+        if self._registered is not None:
+            return self._registered
         found = set()
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
-                name = self.imports.resolve(node.func) or ""
-                if name.startswith("jax.tree_util.register_") or name.endswith("register_pytree_node"):
-                    found.add(node.args[0].id)
+        for node in self._registration_calls:
+            name = self.imports.resolve(node.func) or ""
+            if name.startswith("jax.tree_util.register_") or name.endswith("register_pytree_node"):
+                found.add(node.args[0].id)
+        self._registered = found
         return found
 
 
@@ -216,3 +224,56 @@ def _child_bodies(stmt):
         yield handler.body
     for case in getattr(stmt, "cases", ()) or ():
         yield case.body
+
+
+class LineFilter:
+    """Which lines mention any of some words: lets walks skip statements that cannot matter.
+
+    Walking every expression of a file costs more than parsing it; a regex over the lines is
+    cheap, and most statements of a library never mention `jit` or a transform."""
+
+    def __init__(self, lines, words):
+        self.hits = None
+        if lines is not None and words:
+            pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words)) + r")\b")
+            self.hits = [i for i, line in enumerate(lines, 1) if pattern.search(line)]
+
+    def touches(self, node) -> bool:
+        if self.hits is None:
+            return True
+        start = getattr(node, "lineno", None)
+        if start is None:
+            return True
+        for dec in getattr(node, "decorator_list", ()):
+            start = min(start, dec.lineno)
+        end = getattr(node, "end_lineno", None) or start
+        i = bisect.bisect_left(self.hits, start)
+        return i < len(self.hits) and self.hits[i] <= end
+
+
+def pruned_walk(tree, line_filter: LineFilter):
+    """Every node inside the statements that touch a relevant line (like ast.walk, pruned)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt) and not line_filter.touches(child):
+                continue
+            stack.append(child)
+
+
+def iter_statements(body):
+    """Every statement, at any depth, without visiting expressions."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                stack.extend(reversed(block))
+        for handler in getattr(stmt, "handlers", ()) or ():
+            stack.extend(reversed(handler.body))
+        for case in getattr(stmt, "cases", ()) or ():
+            stack.extend(reversed(case.body))

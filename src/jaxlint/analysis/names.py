@@ -42,20 +42,21 @@ class ImportMap:
     """Maps each local name bound by an import to the dotted name it stands for."""
 
     def __init__(self, tree: ast.Module):
+        from jaxlint.analysis.module import iter_statements
         self.aliases: dict = {}
-        for node in ast.walk(tree):
+        for node in iter_statements(tree.body):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
-                        self.aliases[alias.asname] = alias.name
+                        self.aliases.setdefault(alias.asname, alias.name)
                     else:
                         top = alias.name.split(".")[0]
-                        self.aliases[top] = top
+                        self.aliases.setdefault(top, top)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     if alias.name == "*":
                         continue
-                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                    self.aliases.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
 
     def resolve(self, node: ast.AST) -> Optional[str]:
         """Canonical dotted name of a Name/Attribute chain rooted at an import, else None."""

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.module import (FuncInfo, ModuleIndex, param_names, params_with_defaults,
-                                     positional_params)
+from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, param_names,
+                                     params_with_defaults, positional_params)
+from jaxlint.analysis.names import canonical
 
 
 @dataclass(eq=False)
@@ -84,7 +85,7 @@ _UNRESOLVED = object()
 
 
 class TracedFinder:
-    def __init__(self, index: ModuleIndex, extra_wrappers: Optional[dict] = None):
+    def __init__(self, index: ModuleIndex, extra_wrappers: Optional[dict] = None, lines=None):
         self.index = index
         self.imports = index.imports
         self.entries: list = []
@@ -92,6 +93,17 @@ class TracedFinder:
         self.jit_wrappers = dict(api.JIT_WRAPPERS)
         self.extra_wrappers = dict(extra_wrappers or {})
         self.jit_wrappers.update(self.extra_wrappers)
+        self.line_filter = LineFilter(lines, self._trigger_words())
+
+    def _trigger_words(self) -> set:
+        """Words a line must contain to hold a jit site or a transform call."""
+        interesting = set(self.jit_wrappers) | set(api.TRACING_WRAPPERS) | set(api.TRANSFORM_BODY_ARGS) \
+            | {api.SWITCH}
+        words = {name.rsplit(".", 1)[-1] for name in interesting}
+        for local, target in self.imports.aliases.items():
+            if canonical(target) in interesting:
+                words.add(local)
+        return words
 
     # -- recognising wrappers ------------------------------------------------------------------
     def wrapper_of(self, expr) -> Optional[tuple]:
@@ -127,6 +139,8 @@ class TracedFinder:
     def _scan_calls(self, node, scope: Optional[FuncInfo], cls):
         """Walk the tree keeping track of the enclosing function and class."""
         for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt) and not self.line_filter.touches(child):
+                continue
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 info = self.index.by_node.get(id(child))
                 self._scan_calls(child, info, None)
