@@ -167,10 +167,10 @@ def parse_jit_decorators(value, where: str, key: str = "jit-decorators") -> dict
                                   f"and/or static_argnames, got {spec!r}")
             unknown = set(spec) - set(JAX_JIT_KEYWORDS)
             if unknown:
-                raise ConfigError(where, f"{key}.{name}", f"unknown key {sorted(unknown)[0]!r}; "
+                raise ConfigError(where, f'{key}."{name}"', f"unknown key {sorted(unknown)[0]!r}; "
                                   f"accepted: {', '.join(JAX_JIT_KEYWORDS)}")
             out[_wrapper_name(name, where, key)] = tuple(
-                _keyword(spec.get(kw, kw), where, f"{key}.{name}.{kw}") for kw in JAX_JIT_KEYWORDS)
+                _keyword(spec.get(kw, kw), where, f'{key}."{name}".{kw}') for kw in JAX_JIT_KEYWORDS)
         return out
     raise ConfigError(where, key, f"expected a list of dotted names or a table, got {value!r}")
 
@@ -197,12 +197,12 @@ def read_table(pyproject: str) -> Optional[dict]:
         with open(pyproject, "rb") as fh:
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(pyproject, "toml", f"not valid TOML: {exc}") from None
+        raise ConfigError(pyproject, "", f"not valid TOML: {exc}") from None
     except OSError as exc:
-        raise ConfigError(pyproject, "file", f"cannot read: {exc.strerror or exc}") from None
+        raise ConfigError(pyproject, "", f"cannot read: {exc.strerror or exc}") from None
     table = data.get("tool", {}).get("jaxlint") if isinstance(data.get("tool"), dict) else None
     if table is not None and not isinstance(table, dict):
-        raise ConfigError(pyproject, "tool.jaxlint", "expected a table")
+        raise ConfigError(pyproject, "[tool.jaxlint]", "expected a table")
     return table
 
 
@@ -216,24 +216,24 @@ def from_table(table: dict, pyproject: str) -> Config:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(where, f"[tool.jaxlint] {key}", f"unknown key{hint}; accepted keys: "
                               f"{', '.join(KEYS)}")
-        name = key.replace("-", "_")
+        name, label = key.replace("-", "_"), f"[tool.jaxlint] {key}"
         if key in ("select", "ignore", "extend-select"):
-            values[name] = parse_selectors(value, where, key)
+            values[name] = parse_selectors(value, where, label)
         elif key in ("exclude", "extend-exclude"):
-            values[name] = parse_patterns(value, where, key)
+            values[name] = parse_patterns(value, where, label)
         elif key == "unrolled-loop-threshold":
-            values[name] = parse_threshold(value, where, key)
+            values[name] = parse_threshold(value, where, label)
         elif key == "jit-decorators":
-            values[name] = parse_jit_decorators(value, where, key)
+            values[name] = parse_jit_decorators(value, where, label)
         else:
-            values[name] = parse_per_file_ignores(value, where, key)
+            values[name] = parse_per_file_ignores(value, where, label)
     return Config(root=os.path.dirname(os.path.abspath(pyproject)), source=pyproject, **values)
 
 
 def parse_per_file_ignores(value, where, key) -> tuple:
     if not isinstance(value, dict):
         raise ConfigError(where, key, 'expected a table of glob -> codes, e.g. {"tests/*" = ["JAX1"]}')
-    return tuple((pattern, parse_selectors(codes, where, f"{key}.{pattern!r}"))
+    return tuple((pattern, parse_selectors(codes, where, f'{key}."{pattern}"'))
                  for pattern, codes in value.items())
 
 
