@@ -312,13 +312,19 @@ class Analysis:
                 if entry.filtering and name not in arrays:
                     bindings[name] = vals.UNKNOWN_V
                     continue
-                is_star = (entry.args.vararg and name == entry.args.vararg.arg) or \
-                    (entry.args.kwarg and name == entry.args.kwarg.arg)
+                is_vararg = entry.args.vararg is not None and name == entry.args.vararg.arg
+                is_kwarg = entry.args.kwarg is not None and name == entry.args.kwarg.arg
+                if is_vararg and entry.static_in_varargs:
+                    bindings[name] = vals.UNKNOWN_V      # some elements static: cannot tell which
+                    continue
+                is_star = is_vararg or is_kwarg
                 leaf = vals.CONTAINER if is_star else (vals.ARRAY if name in arrays else vals.MAYBE)
                 if entry.wrapper == "lax.fori_loop" and i == 0:
                     leaf = vals.ARRAY
                 bindings[name] = vals.traced(leaf=leaf, path=(name,), params=frozenset({name}),
                                              boolish=name in masks)
+                if is_kwarg and entry.static_kwargs:
+                    bindings[name].extra = frozenset(entry.static_kwargs)   # static keys of **kwargs
             elif name in entry.unbatched:
                 bindings[name] = vals.UNKNOWN_V
             elif name in entry.static:

@@ -388,6 +388,9 @@ class FunctionRun:
             if mask is not None:
                 self.flow.record("datadep", n, mask, self.frame, how="at-mask")
             return V(vals.AT, extra=base.extra, path=base.path, params=base.params, wrapper="item")
+        if base.traced and isinstance(base.extra, frozenset) and isinstance(index_node, ast.Constant) \
+                and index_node.value in base.extra:
+            return STATIC_V       # a static_argnames entry of **kwargs
         if base.traced or (base.state == UNKNOWN and mask is not None):
             if mask is not None:
                 self.flow.record("datadep", n, mask, self.frame, how="mask")
@@ -860,6 +863,9 @@ class FunctionRun:
                                    text=f".{attr}()")
             if attr in ("keys",):
                 return vals.static(pyseq=True)
+            if attr in ("get", "pop") and isinstance(receiver.extra, frozenset) and n.args \
+                    and isinstance(n.args[0], ast.Constant) and n.args[0].value in receiver.extra:
+                return STATIC_V   # a static_argnames entry of **kwargs
             if attr in ("values", "items", "get", "copy", "pop", "setdefault"):
                 return vals.copy(receiver, leaf=MAYBE, elts=None)
             if attr in ("replace", "_replace"):

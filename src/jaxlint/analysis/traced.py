@@ -45,6 +45,8 @@ class TracedEntry:
     call_attrs: set = field(default_factory=set) # attribute names it is called by (methods)
     immediate_calls: list = field(default_factory=list)  # `jax.jit(f)(...)` call nodes
     spec_problems: list = field(default_factory=list)    # (message, is_error) for JAX203
+    static_in_varargs: bool = False              # static_argnums reaching into *args
+    static_kwargs: set = field(default_factory=set)      # static_argnames that land in **kwargs
     negative_argnums: bool = False
     via_decorator: bool = False
     host: Optional[FuncInfo] = None              # the plain function whose call starts the trace
@@ -308,7 +310,9 @@ class TracedFinder:
                 continue
             if num < len(positional):
                 entry.static.add(positional[num])
-            elif args.vararg is None:
+            elif args.vararg is not None:
+                entry.static_in_varargs = True
+            else:
                 kwonly = [a.arg for a in args.kwonlyargs]
                 extra = f" ({', '.join(kwonly)} {'is' if len(kwonly) == 1 else 'are'} keyword-only)" if kwonly else ""
                 entry.spec_problems.append((
@@ -322,7 +326,9 @@ class TracedFinder:
                     f"`{entry.name}`: jax.jit raises ValueError (use static_argnums)", True))
             elif name in all_params:
                 entry.static.add(name)
-            elif args.kwarg is None:
+            elif args.kwarg is not None:
+                entry.static_kwargs.add(name)
+            else:
                 entry.spec_problems.append((
                     f"static_argnames names `{name}`, which is not a parameter of `{entry.name}` "
                     f"(parameters: {', '.join(sorted(all_params - entry.bound)) or 'none'}): "
