@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from jaxlint import __version__
+from jaxlint import __version__, deepstack
 from jaxlint.config import (DEFAULT_THRESHOLD, Config, ConfigError, parse_jit_decorators,
                             parse_threshold)
 from jaxlint.engine import analyse_tree, internal_error_text
@@ -62,7 +62,7 @@ class JaxlintChecker:
         if not self._mentions_jax():
             return
         try:
-            findings = analyse_tree(self.tree, self.filename, self.config)
+            findings = deepstack.call(analyse_tree, self.tree, self.filename, self.config)
         except RecursionError:
             return
         except Exception as exc:  # noqa: BLE001 - a plugin that raises stops flake8's whole run
