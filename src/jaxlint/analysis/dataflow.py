@@ -534,7 +534,9 @@ class FunctionRun:
         results = []
         for i, op in enumerate(n.ops):
             a, b = operands[i], operands[i + 1]
-            if isinstance(op, (ast.Is, ast.IsNot)):
+            if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and self._type_of_traced(n, i):
+                results.append(vals.static(isinstance(op, (ast.IsNot, ast.NotEq))))
+            elif isinstance(op, (ast.Is, ast.IsNot)):
                 results.append(STATIC_V)
             elif isinstance(op, (ast.Eq, ast.NotEq)) and (_is_none(n, i) or a.state == vals.FUNC):
                 results.append(STATIC_V)
@@ -563,6 +565,19 @@ class FunctionRun:
         for r in results[1:]:
             out = vals.join(out, r)
         return out
+
+    def _type_of_traced(self, n: ast.Compare, i: int) -> bool:
+        """`type(v) is int` with v traced: silently False under jit (JAX106)."""
+        operands = [n.left] + n.comparators
+        for call, other in ((operands[i], operands[i + 1]), (operands[i + 1], operands[i])):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "type" \
+                    and len(call.args) == 1 and not self.env.is_local("type"):
+                name = self.imports.resolve(other) or getattr(other, "id", "")
+                value = self.eval(call.args[0])
+                if name in api.SCALAR_TYPES and value.traced and value.leaf != CONTAINER:
+                    self.flow.record("typetest", n, value, self.frame, types=name, how="type() comparison")
+                    return True
+        return False
 
     def expr_IfExp(self, n):
         test = self.bool_test(n.test)
@@ -859,8 +874,11 @@ class FunctionRun:
                 self.check_method_args(n, attr, args, kwargs)
                 if attr in ("__getitem__",):
                     return vals.copy(receiver, elts=None)
+                if attr == "repeat" and args and args[0].traced and "total_repeat_length" not in kwargs:
+                    self.flow.record("shape", n, args[0], self.frame, api=".repeat()", arg="repeats")
+                boolish = attr == "astype" and n.args and _is_bool_dtype(n.args[0], self.imports)
                 return vals.traced(path=receiver.path + (f".{attr}()",), params=receiver.params,
-                                   text=f".{attr}()")
+                                   text=f".{attr}()", boolish=bool(boolish))
             if attr in ("keys",):
                 return vals.static(pyseq=True)
             if attr in ("get", "pop") and isinstance(receiver.extra, frozenset) and n.args \
@@ -1134,6 +1152,13 @@ def inspects_tracers(node) -> bool:
 def _defaults(args: ast.arguments) -> set:
     from jaxlint.analysis.module import params_with_defaults
     return params_with_defaults(args)
+
+
+def _is_bool_dtype(node, imports) -> bool:
+    if isinstance(node, ast.Name) and node.id == "bool":
+        return True
+    name = imports.resolve(node) or ""
+    return name in ("jnp.bool_", "np.bool_", "jnp.bool")
 
 
 def _as_traced(v: Optional[V], name: str) -> V:

@@ -131,6 +131,8 @@ class TracedFinder:
                 if found:
                     entry = self._add(found[0], dec, func=info, keywords=found[1])
                     entry.via_decorator = True
+                    if found[0] == "jax.vmap":
+                        self._read_in_axes(entry, None, found[1])
                     if info.cls is not None and info.parent is None:
                         entry.call_attrs.add(info.name)
                     else:
@@ -339,12 +341,12 @@ class TracedFinder:
                 f"arguments of each call: passing an argument by keyword shifts which parameter is "
                 f"static; name it with static_argnames instead", False))
 
-    def _read_in_axes(self, entry: TracedEntry, call: ast.Call):
+    def _read_in_axes(self, entry: TracedEntry, call: Optional[ast.Call], keywords=()):
         in_axes = None
-        for kw in call.keywords:
+        for kw in list(keywords) + (call.keywords if call is not None else []):
             if kw.arg == "in_axes":
                 in_axes = kw.value
-        if in_axes is None and len(call.args) > 1:
+        if in_axes is None and call is not None and len(call.args) > 1:
             in_axes = call.args[1]
         if in_axes is None:
             return

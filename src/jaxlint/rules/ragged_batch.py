@@ -91,7 +91,7 @@ class RaggedBatch(Rule):
         if isinstance(it, ast.Name):
             value = analysis.scope_facts(scope).value_before(it.id, loop.lineno)
             resolved = value if isinstance(value, ast.expr) else it
-        loader = self._loader(analysis, resolved)
+        loader = self._loader(analysis, resolved) or self._array_split(analysis, scope, loop, resolved)
         if loader:
             return loader, set(calls.varying_names(loop))
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
@@ -100,6 +100,18 @@ class RaggedBatch(Rule):
             if _known_multiple(analysis, scope, loop, stop, step):
                 return None
             return (f"`range(..., {ast.unparse(step)})` at line {loop.lineno}", {"__slice__:" + loop.target.id})
+        return None
+
+    def _array_split(self, analysis, scope, loop, node) -> Optional[str]:
+        """`np.array_split(x, k)` yields unequal pieces unless len(x) is a multiple of k."""
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and len(sub.args) >= 2:
+                name = analysis.imports.resolve(sub.func) or ""
+                if name in ("np.array_split", "jnp.array_split"):
+                    n = literal_value(analysis, sub.args[1])
+                    if isinstance(n, (list, tuple)):
+                        return None
+                    return f"{name}() at line {sub.lineno}, whose pieces differ in size unless the length divides evenly"
         return None
 
     def _loader(self, analysis, node) -> Optional[str]:

@@ -40,6 +40,10 @@ def unhashable_kind(analysis, site, node) -> Optional[str]:
             if inner:
                 return f"a tuple containing {inner}"
         return None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+            and value.func.id in ("list", "dict", "set", "bytearray") \
+            and value.func.id not in analysis.index.module_names:
+        return f"a {value.func.id}"
     if isinstance(value, ast.Call):
         name = analysis.imports.resolve(value.func) or ""
         prefix, _, func = name.partition(".")
