@@ -1,16 +1,19 @@
 """The result cache: a warm re-run reads results instead of analysing.
 
-One JSON file per (file content, path, analysis settings, jaxlint version) under
+One JSON file per (file content, path, analysis settings, jaxlint version and source) under
 `.jaxlint_cache/<version>/` in the project root (the nearest folder upward holding a
 pyproject.toml or .git; else the working directory). Entries are written to a temporary file
 and moved into place with os.replace, so concurrent runs never see half an entry; anything
 unreadable, truncated or not ours is a miss and gets rewritten. JSON, not pickle: a cache folder
 can come from anywhere (a CI artefact, a shared disk) and must never execute anything.
+The key also hashes jaxlint's own source, so a development checkout whose analysis changed
+under an unchanged version number never serves stale results.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -28,11 +31,29 @@ _ROOT_MARKERS = ("pyproject.toml", ".git")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# jaxlint result cache: safe to delete.\n"
 
 
+@functools.lru_cache(maxsize=1)
+def source_digest() -> str:
+    """Hash of jaxlint's own .py files (about 50 small files: a few milliseconds)."""
+    digest = hashlib.sha256()
+    package = os.path.dirname(os.path.abspath(jaxlint.__file__))
+    for root, dirs, files in os.walk(package):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(root, name)
+                digest.update(os.path.relpath(path, package).encode() + b"\0")
+                with open(path, "rb") as fh:
+                    digest.update(fh.read())
+    return digest.hexdigest()
+
+
 class Cache:
     def __init__(self, version: Optional[str] = None, cache_dir: Optional[str] = None):
         self.version = version if version is not None else jaxlint.__version__
         self.cache_dir = cache_dir          # one folder for everything, instead of per project
+        self._salt = f"jaxlint-cache-{FORMAT}\0{self.version}\0{source_digest()}\0".encode()
         self._roots: dict = {}
+        self._folders: dict = {}
         self._ready: set = set()
         self.writable = True
         self.hits = self.misses = 0
@@ -49,17 +70,20 @@ class Cache:
         return self._roots[directory]
 
     def folder(self, path: str) -> str:
-        base = self.cache_dir or os.path.join(
-            self.project_root(os.path.dirname(os.path.abspath(path))), CACHE_DIR)
-        return os.path.join(base, re.sub(r"[^A-Za-z0-9._-]", "_", self.version))
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in self._folders:
+            base = self.cache_dir or os.path.join(self.project_root(directory), CACHE_DIR)
+            self._folders[directory] = os.path.join(
+                base, re.sub(r"[^A-Za-z0-9._-]", "_", self.version))
+        return self._folders[directory]
 
     # -- what -------------------------------------------------------------------------------
     def key(self, path: str, data: bytes, fingerprint: str) -> str:
-        root = self.project_root(os.path.dirname(os.path.abspath(path)))
-        rel = os.path.relpath(os.path.abspath(path), root)
-        digest = hashlib.sha256()
-        for part in (f"jaxlint-cache-{FORMAT}", self.version, fingerprint, rel):
-            digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        full = os.path.abspath(path)
+        root = self.project_root(os.path.dirname(full))
+        rel = full[len(root):] if full.startswith(root) else full
+        digest = hashlib.sha256(self._salt)
+        digest.update(f"{fingerprint}\0{rel}\0".encode("utf-8", "surrogateescape"))
         digest.update(data)
         return digest.hexdigest()
 

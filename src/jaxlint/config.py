@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import os
 import re
 import tomllib
@@ -55,11 +56,14 @@ class Config:
         wrappers = sorted((k, tuple(v)) for k, v in self.jit_decorators.items())
         return repr((self.unrolled_loop_threshold, wrappers))
 
+    @functools.cached_property
+    def _root_prefix(self) -> str:
+        return os.path.join(os.path.abspath(self.root or "."), "")
+
     def relative(self, path: str) -> str:
         """`path` relative to the root, with `/` separators; the path itself when outside."""
         full = os.path.abspath(path)
-        root = os.path.abspath(self.root or ".")
-        rel = os.path.relpath(full, root) if full.startswith(root.rstrip(os.sep) + os.sep) else path
+        rel = full[len(self._root_prefix):] if full.startswith(self._root_prefix) else path
         return rel.replace(os.sep, "/")
 
     def enabled(self, code: str, path: str) -> bool:
@@ -73,23 +77,29 @@ class Config:
         off = max((len(s) for s in ignores if code.startswith(s)), default=-1)
         return on > off
 
+    @functools.cached_property
+    def _exclude_patterns(self):
+        """(one regex for all name patterns, [path patterns]): compiled once per config."""
+        patterns = self.exclude + self.extend_exclude
+        names = [fnmatch.translate(p.rstrip("/")) for p in patterns if "/" not in p.rstrip("/")]
+        paths = [p.strip("/") for p in patterns if "/" in p.rstrip("/")]
+        return re.compile("|".join(names) if names else "(?!)"), paths
+
     def excluded(self, path: str, ancestors: bool = True) -> bool:
         """A pattern without `/` matches any file or folder name below the root (`build`,
         `*_pb2.py`); one with `/` matches the path relative to the root (`src/gen/*`).
         `ancestors=False` judges only the last name (a folder walk already pruned the rest)."""
+        names, paths = self._exclude_patterns
+        if not ancestors and not paths:
+            return names.match(os.path.basename(path)) is not None
         rel = self.relative(path)
         parts = [p for p in rel.split("/") if p not in ("", ".")]
         if rel.startswith("../") or os.path.isabs(rel):
             parts = parts[-1:]          # outside the root: only the name itself is ours to judge
-        patterns = self.exclude + self.extend_exclude
-        for i in range(len(parts) if ancestors else min(len(parts), 1)):
-            i = i if ancestors else len(parts) - 1
-            for pattern in patterns:
-                if "/" in pattern.rstrip("/"):
-                    if fnmatch.fnmatchcase("/".join(parts[:i + 1]), pattern.strip("/")):
-                        return True
-                elif fnmatch.fnmatchcase(parts[i], pattern.rstrip("/")):
-                    return True
+        for i in range(len(parts)) if ancestors else range(len(parts) - 1, len(parts)):
+            if names.match(parts[i]) or any(
+                    fnmatch.fnmatchcase("/".join(parts[:i + 1]), p) for p in paths):
+                return True
         return False
 
 

@@ -200,6 +200,16 @@ class Analysis:
                     known.add(param)
         return known
 
+    def array_annotated(self, entry: TracedEntry) -> set:
+        """Parameters annotated as arrays (not Python scalars): what eqx.filter_jit traces."""
+        found = set()
+        for a in entry.args.posonlyargs + entry.args.args + entry.args.kwonlyargs:
+            if a.annotation is not None:
+                text = ast.unparse(a.annotation).strip("'\"")
+                if _ARRAY_ANNOTATION.search(text) and text not in ("int", "float", "bool", "complex"):
+                    found.add(a.arg)
+        return found
+
     def boolean_evidence(self, entry: TracedEntry) -> set:
         """Parameters some call in the module passes a boolean array to (a mask)."""
         known = set()
@@ -309,7 +319,7 @@ class Analysis:
                 bindings[name] = self_value
                 continue
             if name in traced:
-                if entry.filtering and name not in arrays:
+                if entry.filtering and name not in self.array_annotated(entry):
                     bindings[name] = vals.UNKNOWN_V
                     continue
                 is_vararg = entry.args.vararg is not None and name == entry.args.vararg.arg

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import ast
 import io
+import os
+import re
+import stat
 import tokenize
 import warnings
 from dataclasses import dataclass
@@ -16,6 +19,7 @@ from typing import Optional
 
 # Files that mention none of these cannot contain a traced function: skip them unparsed.
 RELEVANT_MARKERS = (b"jax", b"equinox", b"flax")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 class SourceError(Exception):
@@ -48,8 +52,13 @@ def decode(data: bytes) -> str:
 
 
 def read_file(path: str) -> bytes:
+    """The bytes of a regular file. Anything else (a FIFO, whose read would block forever; a
+    device such as /dev/zero, which never ends; a directory) is refused before it is read."""
     try:
-        with open(path, "rb") as fh:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise SourceError("cannot read file: not a regular file")
             return fh.read()
     except OSError as exc:
         raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
@@ -78,7 +87,17 @@ def parse(text: str, filename: str = "<unknown>") -> ParsedModule:
         raise SourceError("source is nested too deeply to parse") from None
     except ValueError as exc:
         raise SourceError(f"cannot parse: {exc}") from None
-    return ParsedModule(text=text, tree=tree, lines=text.splitlines())
+    return ParsedModule(text=text, tree=tree, lines=source_lines(text))
+
+
+def source_lines(text: str) -> list:
+    r"""The lines as Python numbers them: split at \n, \r\n and \r only. `str.splitlines` also
+    splits at form feeds, \x1c-\x1e, \x85 and \u2028, which shifts every later line (a
+    `# noqa` would be read from the wrong line)."""
+    lines = _NEWLINE.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def load(path: str, data: Optional[bytes] = None) -> Optional[ParsedModule]:

@@ -358,6 +358,8 @@ class FunctionRun:
                 return vals.copy(base, elts=None)
             if base.leaf == ARRAY:
                 return UNKNOWN_V      # an unknown attribute of an array (a method object)
+            if n.attr in self.flow.index.static_fields:
+                return STATIC_V       # declared static in a pytree class of this module
             return vals.copy(base, leaf=MAYBE, elts=None, boolish=False,
                              path=base.path[:-1] + (f"{base.path[-1]}.{n.attr}",) if base.path else base.path)
         if base.state == FUNC and self.owner_cls is not None:

@@ -99,6 +99,7 @@ class ModuleIndex:
         self.constants: dict = {}            # module-level NAME -> literal value
         self.sequences: set = set()          # module-level names bound to list/tuple/dict displays
         self.module_names: set = set()       # every name bound at module level
+        self.static_fields: set = set()      # attribute names declared static in a pytree class
         self._registered = None
         self._registration_calls: list = []  # `f(Name, ...)` statements: maybe pytree registrations
         self._index_body(tree.body, None, None, "")
@@ -135,6 +136,10 @@ class ModuleIndex:
         if isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(stmt.value, ast.Call) \
                 and stmt.value.args and isinstance(stmt.value.args[0], ast.Name):
             self._registration_calls.append(stmt.value)
+            for kw in stmt.value.keywords:      # register_dataclass(Cls, meta_fields=[...])
+                if kw.arg == "meta_fields" and isinstance(kw.value, (ast.List, ast.Tuple)):
+                    self.static_fields.update(e.value for e in kw.value.elts
+                                              if isinstance(e, ast.Constant) and isinstance(e.value, str))
         for child in _child_bodies(stmt):
             self._index_body(child, cls, parent, prefix)
 
@@ -182,6 +187,11 @@ class ModuleIndex:
                for b in bases):
             info.is_pytree = True
         for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                    and _is_static_field(stmt.value):
+                self.static_fields.add(stmt.target.id)
+            if isinstance(stmt, FunctionNode) and stmt.name == "tree_flatten":
+                self.static_fields.update(_aux_attributes(stmt))
             if isinstance(stmt, FunctionNode):
                 info.defines_eq |= stmt.name == "__eq__"
                 info.defines_hash |= stmt.name == "__hash__"
@@ -203,6 +213,32 @@ class ModuleIndex:
                 found.add(node.args[0].id)
         self._registered = found
         return found
+
+
+def _is_static_field(value) -> bool:
+    """`struct.field(pytree_node=False)`, `eqx.field(static=True)`, `static_field()`."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
+    if name == "static_field":
+        return True
+    for kw in value.keywords:
+        if kw.arg == "pytree_node" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
+            return True
+        if kw.arg == "static" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
+            return True
+    return False
+
+
+def _aux_attributes(func) -> set:
+    """`self.x` names in the aux-data half of `return children, aux` in tree_flatten."""
+    found = set()
+    for sub in ast.walk(func):
+        if isinstance(sub, ast.Return) and isinstance(sub.value, ast.Tuple) and len(sub.value.elts) == 2:
+            for node in ast.walk(sub.value.elts[1]):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                    found.add(node.attr)
+    return found
 
 
 def _target_names(target):
