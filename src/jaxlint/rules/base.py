@@ -50,8 +50,12 @@ def describe_origin(value) -> str:
         if len(value.path) > 1:
             return f"{who} (via {' -> '.join(value.path)})"
         return who
-    if value.text:
+    if value.text and value.text.endswith(")"):
         return f"the traced result of `{value.text}` (jnp/lax results are tracers under jit, even from Python values)"
+    if len(value.path) > 1:
+        return f"a traced value (via {' -> '.join(value.path)})"
+    if value.path:
+        return f"traced `{value.path[0]}`"
     return "a traced value"
 
 
