@@ -12,6 +12,7 @@ import io
 import os
 import re
 import stat
+import sys
 import tokenize
 import warnings
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from typing import Optional
 # Files that mention none of these cannot contain a traced function: skip them unparsed.
 RELEVANT_MARKERS = (b"jax", b"equinox", b"flax")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_TYPE_PARAMS = re.compile(r"\s*(?:(?:async\s+)?def|class)\s+\w+\s*\[|\s*type\s+\w+\s*[\[=]")
 
 
 class SourceError(Exception):
@@ -74,7 +76,9 @@ class ParsedModule:
 def parse(text: str, filename: str = "<unknown>") -> ParsedModule:
     """Parse text into an `ast.Module`; every failure becomes a SourceError with a position."""
     if "\x00" in text:
-        raise SourceError("source contains a NUL byte")
+        before = text[:text.index("\x00")]
+        line = len(source_lines(before + "."))
+        raise SourceError("source contains a NUL byte", line, len(source_lines(before + ".")[-1]) - 1)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like
@@ -82,12 +86,23 @@ def parse(text: str, filename: str = "<unknown>") -> ParsedModule:
     except SyntaxError as exc:
         line = exc.lineno or 1
         col = max((exc.offset or 1) - 1, 0)
-        raise SourceError(f"syntax error: {exc.msg}", line, col) from None
+        raise SourceError(f"syntax error: {exc.msg}{_newer_syntax_hint(exc)}", line, col) from None
     except (RecursionError, MemoryError):
         raise SourceError("source is nested too deeply to parse") from None
     except ValueError as exc:
         raise SourceError(f"cannot parse: {exc}") from None
     return ParsedModule(text=text, tree=tree, lines=source_lines(text))
+
+
+def _newer_syntax_hint(exc: SyntaxError) -> str:
+    """A note when the error looks like syntax newer than the running Python (PEP 695 type
+    parameters, PEP 701 f-strings): the file may be fine, and only this Python too old for it."""
+    if sys.version_info >= (3, 12):
+        return ""
+    if not (exc.msg or "").startswith("f-string") and not _TYPE_PARAMS.match(exc.text or ""):
+        return ""
+    return (f" (if this is Python 3.12+ syntax: jaxlint parses with the Python it runs on, "
+            f"{sys.version_info.major}.{sys.version_info.minor}; run it under a newer one)")
 
 
 def source_lines(text: str) -> list:
