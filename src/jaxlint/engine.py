@@ -447,7 +447,10 @@ def _lint_parsed(parsed: ParsedModule, result: FileResult, config, rules, honour
 def internal_error_text(path: str, exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {frames[-1].name}:{frames[-1].lineno}" if frames else ""
+    detail = " ".join(str(exc).split())        # one line, whatever the exception's text holds
+    if len(detail) > 200:
+        detail = detail[:200] + "..."
     return (f"internal error in jaxlint {__version__} while analysing {path}: "
-            f"{type(exc).__name__}: {exc}{where}. Please report it at {ISSUE_URL} with the file.")
+            f"{type(exc).__name__}: {detail}{where}. Please report it at {ISSUE_URL} with the file.")
 
 
