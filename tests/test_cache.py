@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from jaxlint import runner
-from jaxlint.cache import CACHE_DIR, Cache
+from jaxlint.cache import CACHE_DIR, Cache, source_digest
 from jaxlint.cli import main
 from jaxlint.config import Config, ConfigFinder
 from jaxlint.discovery import iter_targets
@@ -107,6 +107,10 @@ def test_changed_version_invalidates(tree, monkeypatch):
     cache = Cache()
     lint(tree, cache)
     assert cache.version == "99.0.1" and cache.hits == 0
+    monkeypatch.setattr("jaxlint.cache.source_digest", lambda: "edited analysis")
+    cache = Cache()     # a development checkout whose source changed under the same version
+    lint(tree, cache)
+    assert cache.hits == 0
 
 
 def test_two_concurrent_runs_leave_a_consistent_cache(tree):
@@ -119,6 +123,7 @@ def test_two_concurrent_runs_leave_a_consistent_cache(tree):
     assert not [p for p in (tree / CACHE_DIR).rglob(".tmp-*")]
     for entry in entries(tree):
         json.loads(entry.read_text())
+    source_digest.cache_clear()     # the subprocesses hashed jaxlint's source as it is now
     cache = Cache()
     lint(tree, cache)
     assert cache.hits == 25 and cache.misses == 0

@@ -17,7 +17,6 @@ from typing import Optional
 
 from jaxlint import __version__
 from jaxlint.findings import Finding
-from jaxlint.rules import BY_CODE, RULES
 
 SCHEMA_VERSION = 1
 FORMATS = ("text", "json", "sarif", "github")
@@ -66,9 +65,21 @@ def collect(reports):
     return findings, errors
 
 
+def rule(code: str):
+    """The rule class for a code, or None. Imported late: the plain text report needs no rule
+    metadata, and importing every rule is most of a warm run's start-up."""
+    from jaxlint.rules import BY_CODE
+    return BY_CODE.get(code)
+
+
+def all_rules() -> tuple:
+    from jaxlint.rules import RULES
+    return RULES
+
+
 def rule_name(code: str) -> str:
-    rule = BY_CODE.get(code)
-    return rule.name if rule else ""
+    found = rule(code)
+    return found.name if found else ""
 
 
 def statistics(findings) -> list:
@@ -101,8 +112,8 @@ def _json_item(item: Item) -> dict:
            "cell_id": item.cell_id or None, "code": item.code, "message": item.message}
     f = item.finding
     if f is not None:
-        rule = BY_CODE.get(f.code)
-        out.update(name=rule_name(f.code), family=rule.family if rule else "",
+        found = rule(f.code)
+        out.update(name=rule_name(f.code), family=found.family if found else "",
                    function=f.function or None, param=f.param or None,
                    fix={"description": f.fix.description, "safe": f.fix.safe} if f.fix else None)
     return out
@@ -124,19 +135,19 @@ def json_statistics(findings) -> str:
 # -- SARIF 2.1.0 ----------------------------------------------------------------------------------
 
 def _level(code: str) -> str:
-    rule = BY_CODE.get(code)
-    return "error" if rule is None or rule.family == "trace-time failure" else "warning"
+    found = rule(code)
+    return "error" if found is None or found.family == "trace-time failure" else "warning"
 
 
-def sarif_rule(rule) -> dict:
-    doc = rule.documentation()
-    return {"id": rule.code, "name": rule.name,
-            "shortDescription": {"text": rule.summary},
-            "fullDescription": {"text": " ".join(textwrap.dedent(rule.what).split())},
+def sarif_rule(cls) -> dict:
+    doc = cls.documentation()
+    return {"id": cls.code, "name": cls.name,
+            "shortDescription": {"text": cls.summary},
+            "fullDescription": {"text": " ".join(textwrap.dedent(cls.what).split())},
             "help": {"text": doc, "markdown": doc},
-            "helpUri": f"{DOCS_URL}#{rule.code.lower()}-{rule.name}",
-            "defaultConfiguration": {"level": _level(rule.code)},
-            "properties": {"tags": [rule.family], "fixable": bool(rule.fix)}}
+            "helpUri": f"{DOCS_URL}#{cls.code.lower()}-{cls.name}",
+            "defaultConfiguration": {"level": _level(cls.code)},
+            "properties": {"tags": [cls.family], "fixable": bool(cls.fix)}}
 
 
 def _uri(path: str):
@@ -162,7 +173,7 @@ def _sarif_location(item: Item) -> dict:
 
 
 def sarif_report(findings, errors) -> str:
-    index = {rule.code: i for i, rule in enumerate(RULES)}
+    index = {cls.code: i for i, cls in enumerate(all_rules())}
     results = []
     for item in findings:
         prefix = f"cell_{item.cell}: " if item.cell is not None else ""
@@ -176,7 +187,7 @@ def sarif_report(findings, errors) -> str:
               "locations": [_sarif_location(e)], "descriptor": {"id": e.code}} for e in errors]
     run = {"tool": {"driver": {"name": "jaxlint", "version": __version__,
                                "informationUri": DOCS_URL.split("/blob/")[0],
-                               "rules": [sarif_rule(rule) for rule in RULES]}},
+                               "rules": [sarif_rule(cls) for cls in all_rules()]}},
            "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(os.getcwd()).as_uri() + "/"}},
            "invocations": [{"executionSuccessful": not errors,
                             "toolExecutionNotifications": notes}],

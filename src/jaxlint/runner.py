@@ -71,17 +71,21 @@ def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
             continue
         if not path.endswith(".ipynb") and not mentions_jax(data):
             continue                    # cannot hold a traced function: nothing to analyse
-        key = cache.key(path, data, config.fingerprint()) if cache else None
-        found = cache.get(path, key) if cache else None
+        key = found = None
+        if cache:
+            full = os.path.abspath(path)    # once: the cache needs it three times
+            key = cache.key(full, data, config.fingerprint())
+            found = cache.get(full, key)
         if found is not None:
             report.result, report.cells = found
+            report.result.path = path
         else:
             pending.append((report, key, (path, data, config)))
     meter = Progress(len(pending)) if progress else None
     for (report, key, _), payload in zip(pending, _analyse([t for *_, t in pending], jobs, meter)):
         report.result, report.cells = decode(report.path, payload)
         if cache and not report.result.internal_error:
-            cache.put(report.path, key, payload)
+            cache.put(os.path.abspath(report.path), key, payload)
     if meter:
         meter.close()
     return reports
