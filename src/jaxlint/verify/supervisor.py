@@ -1,0 +1,115 @@
+"""Parent side of the process boundary: starts the zygote, feeds it jobs, collects events.
+
+PARENT SIDE: never imports JAX or user code. One zygote serves all files of a run; it forks a
+fresh child per file (see `zygote.py`) and runs up to `jobs` of them at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+
+
+class VerifierUnavailable(RuntimeError):
+    """The worker could not start (JAX missing, no fork on this platform, ...)."""
+
+
+@dataclass
+class JobOutcome:
+    """Everything one file's child reported, in order, plus how it ended."""
+
+    job: dict
+    events: list = field(default_factory=list)
+    exit: dict = field(default_factory=dict)
+
+    def of(self, kind: str) -> list:
+        return [e for e in self.events if e.get("event") == kind]
+
+
+def worker_env() -> dict:
+    env = dict(os.environ)
+    # Trace-level checks need no accelerator, and a CPU-only child keeps memory predictable.
+    env["JAX_PLATFORMS"] = "cpu"
+    # glibc reserves 64 MB of address space per thread arena; XLA starts many threads. Two arenas
+    # keep a JAX process near 0.6 GB of address space so a 2 GB RLIMIT_AS is a real limit.
+    env.setdefault("MALLOC_ARENA_MAX", "2")
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.setdefault("PYTHONHASHSEED", "0")
+    return env
+
+
+def run_jobs(jobs: list, workers: int = 1, timeout: float = 60.0, memory_mb: int = 2048,
+             on_exit=None) -> dict:
+    """Run every job in the zygote; {job id: JobOutcome}. `on_exit(outcome)` is called as each
+    file finishes (progress display)."""
+    if not hasattr(os, "fork"):
+        raise VerifierUnavailable("jaxlint verify needs os.fork (Linux or macOS)")
+    outcomes = {job["id"]: JobOutcome(job) for job in jobs}
+    if not jobs:
+        return outcomes
+    command = [sys.executable, "-m", "jaxlint.verify.zygote", "--jobs", str(workers),
+               "--timeout", str(timeout), "--memory-mb", str(memory_mb)]
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=worker_env())
+    stderr_tail = []
+
+    def drain_stderr():
+        for line in proc.stderr:
+            stderr_tail.append(line.decode("utf-8", "replace"))
+            del stderr_tail[:-40]
+
+    def feed():
+        try:
+            for job in jobs:
+                proc.stdin.write((json.dumps(job) + "\n").encode())
+            proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+
+    threads = [threading.Thread(target=drain_stderr, daemon=True),
+               threading.Thread(target=feed, daemon=True)]
+    for thread in threads:
+        thread.start()
+    ready = None
+    try:
+        for raw in proc.stdout:
+            try:
+                event = json.loads(raw)
+            except ValueError:
+                continue
+            kind = event.get("event")
+            if kind == "ready":
+                ready = event
+                continue
+            if kind == "fatal":
+                raise VerifierUnavailable(event.get("error", "the verifier worker failed"))
+            outcome = outcomes.get(event.get("job"))
+            if outcome is None:
+                continue
+            if kind == "exit":
+                outcome.exit = event
+                if on_exit is not None:
+                    on_exit(outcome)
+            else:
+                outcome.events.append(event)
+    except BaseException:
+        proc.kill()
+        raise
+    finally:
+        proc.wait()
+        threads[0].join(timeout=1)
+    if ready is None:
+        tail = "".join(stderr_tail).strip().splitlines()[-5:]
+        raise VerifierUnavailable("the verifier worker did not start: " + (" | ".join(tail) or
+                                                                           f"exit code {proc.returncode}"))
+    for outcome in outcomes.values():
+        if not outcome.exit:
+            outcome.exit = {"status": "lost", "detail": "the verifier worker stopped before this file ended"}
+            if on_exit is not None:
+                on_exit(outcome)
+    return outcomes
