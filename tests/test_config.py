@@ -127,8 +127,7 @@ def test_jit_decorator_spellings():
     ('jit-decorators = 3', "jit-decorators", "dotted names or a table"),
     ('jit-decorators = {"m.jit" = {argnums = "a"}}', "jit-decorators", "static_argnums, static_argnames"),
 ])
-def test_bad_configuration_is_an_error_naming_file_key_and_accepted_values(tmp_path, capsys, toml,
-                                                                              key, accepted):
+def test_bad_configuration_names_file_key_and_accepted_values(tmp_path, capsys, toml, key, accepted):
     project(tmp_path, f"[tool.jaxlint]\n{toml}\n", {"a.py": SLICE})
     code = main(["check", "--no-cache", str(tmp_path)])
     err = capsys.readouterr().err

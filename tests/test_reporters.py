@@ -87,8 +87,8 @@ def test_statistics(tmp_path, capsys):
     write(tmp_path, "b.py", BAD.replace("    if n > 0:\n        x = x + 1\n", ""))
     code, out, _ = run(capsys, "--statistics", tmp_path)
     assert code == 1
-    assert [line.split() for line in out.splitlines()] == [["2", "JAX104", "traced-slice"],
-                                                          ["1", "JAX101", "traced-bool"]]
+    assert [line.split() for line in out.splitlines()] == [
+        ["2", "JAX104", "traced-slice"], ["1", "JAX101", "traced-bool"]]
     _, out, _ = run(capsys, "--statistics", "--format", "json", tmp_path)
     assert json.loads(out)[0] == {"code": "JAX104", "name": "traced-slice", "count": 2,
                                   "fixable": False}
