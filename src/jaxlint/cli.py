@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="print the full rule reference (the source of docs/rules.md)")
     rule = sub.add_parser("rule", help="print one rule's documentation")
     rule.add_argument("code", help="a rule code, e.g. JAX101")
+    from jaxlint.verify.command import add_parser as add_verify_parser
+    add_verify_parser(sub)   # `verify` RUNS the user's code; see jaxlint/verify/
     return parser
 
 
@@ -91,6 +93,9 @@ def main(argv=None) -> int:
         return 0 if exc.code == 0 else 2
     if args.command == "check":
         return check(args)
+    if args.command == "verify":
+        from jaxlint.verify.command import main as verify_main
+        return verify_main(args)
     if args.command == "rules":
         from jaxlint import ruledocs
         sys.stdout.write(ruledocs.markdown() if args.markdown else ruledocs.table())

@@ -118,7 +118,7 @@ def explain(stats: FunctionStats, index: int) -> Recompile:
         diffs = signature_diffs(other.get("sig"), rec.get("sig"))
         if diffs is None:
             continue
-        if best is None or len(diffs) < len(best):
+        if best is None or len(diffs) <= len(best):      # ties: the most recent call
             best = diffs
     if best is None:
         return _from_text(rec, base)

@@ -1,0 +1,207 @@
+"""The `jaxlint verify` subcommand: options, output formats and exit codes.
+
+Registered by `jaxlint.cli` through `add_parser`; everything heavy is imported only when the
+subcommand runs, so `jaxlint check` pays nothing for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+HELP = "RUN your code to confirm findings with JAX (imports and executes the files)"
+DESCRIPTION = """\
+WARNING: unlike `jaxlint check`, `verify` RUNS YOUR CODE. It imports each file (never running
+its `if __name__ == "__main__":` block) and evaluates its `# jaxlint-example: EXPR` directives,
+or calls it with guessed inputs, in a separate child process per file with a time limit and a
+memory limit. Only verify code you would run yourself.
+
+  jaxlint verify PATH...                 confirm each finding: confirmed / NOT REPRODUCED /
+                                         inconclusive (reason)
+  jaxlint verify --run SCRIPT [ARGS...]  run a program (`-m MODULE [ARGS...]` for a module)
+                                         and explain every recompilation of every jitted
+                                         function, cross-referenced with the static findings
+
+Options go before --run / -m: everything after them is passed to the program.
+Exit codes: 0 nothing refuted (PATH mode) / the program ran within --max-compiles (--run);
+1 a finding was not reproduced / a function compiled more than --max-compiles times or the
+program failed; 2 usage error or JAX unavailable.
+"""
+
+
+def add_parser(subparsers):
+    verify = subparsers.add_parser("verify", help=HELP, description=DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    verify.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to verify")
+    verify.add_argument("--run", nargs=argparse.REMAINDER, metavar="SCRIPT",
+                        help="run SCRIPT [ARGS...] and report its recompilations (must come last)")
+    verify.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
+                        help="like --run, for `python -m MODULE [ARGS...]` (must come last)")
+    verify.add_argument("--format", choices=("text", "json"), default="text")
+    verify.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="wall-time limit per file (default 60); for --run, for the whole "
+                             "program (default: none)")
+    verify.add_argument("--memory-limit", type=int, default=None, metavar="MB",
+                        help="address-space limit of each child process in MB (default 2048); "
+                             "for --run: none unless given")
+    verify.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                        help="files verified in parallel (default 0: all cores)")
+    verify.add_argument("--compare-eager", action="store_true",
+                        help="also run every example under jax.disable_jit() and report results "
+                             "that differ from the jitted run")
+    verify.add_argument("--max-compiles", type=int, default=None, metavar="N",
+                        help="with --run: exit 1 if any jitted function compiled more than N times")
+    verify.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    return verify
+
+
+def _error(message: str) -> int:
+    print(f"jaxlint verify: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(args) -> int:
+    run_target = args.run if args.run is not None else None
+    module_target = args.module if args.module is not None else None
+    if run_target is not None and module_target is not None:
+        return _error("use either --run SCRIPT or -m MODULE, not both")
+    if run_target is not None or module_target is not None:
+        target = run_target if run_target is not None else module_target
+        if not target:
+            return _error("--run needs a script" if run_target is not None else "-m needs a module name")
+        if args.paths:
+            return _error("give either PATHs or --run/-m, not both (options go before --run)")
+        return run_main(args, target[0], target[1:], module=module_target is not None)
+    if args.max_compiles is not None:
+        return _error("--max-compiles works with --run / -m")
+    if not args.paths:
+        return _error("nothing to verify: give files or folders, or --run SCRIPT")
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        return _error(f"no such file or folder: {missing[0]}")
+    if args.jobs < 0 or (args.timeout is not None and args.timeout <= 0) or \
+            (args.memory_limit is not None and args.memory_limit <= 0):
+        return _error("--jobs, --timeout and --memory-limit take positive numbers")
+    return paths_main(args)
+
+
+# -- PATH mode -------------------------------------------------------------------------------------
+
+def paths_main(args) -> int:
+    from jaxlint.verify.api import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, verify_paths
+    from jaxlint.verify.supervisor import VerifierUnavailable
+
+    show_progress = not args.quiet and sys.stderr.isatty()
+
+    def progress(done, total, path):
+        if show_progress:
+            shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+            sys.stderr.write(f"\r\x1b[Kjaxlint verify: [{done}/{total}] {shown}")
+            sys.stderr.flush()
+
+    start = time.monotonic()
+    try:
+        results = verify_paths(args.paths, timeout=args.timeout or DEFAULT_TIMEOUT,
+                               memory_mb=args.memory_limit or DEFAULT_MEMORY_MB,
+                               jobs=args.jobs or None, compare_eager=args.compare_eager,
+                               progress=progress)
+    except VerifierUnavailable as exc:
+        if show_progress:
+            sys.stderr.write("\r\x1b[K")
+        return _error(str(exc))
+    if show_progress:
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
+    elapsed = time.monotonic() - start
+    if args.format == "json":
+        json.dump(paths_json(results, elapsed), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(paths_text(results, elapsed))
+    refuted = any(v.verdict == "not reproduced" for r in results for v in r.findings)
+    return 1 if refuted else 0
+
+
+def _shown(path: str) -> str:
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def paths_text(results, elapsed: float) -> str:
+    from jaxlint.verify.verdicts import NOT_REPRODUCED
+    lines, refuted = [], []
+    counts = {"confirmed": 0, "not reproduced": 0, "inconclusive": 0}
+    ran = 0
+    for fv in results:
+        path = _shown(fv.path)
+        ran += fv.status not in ("skipped", "no-examples", "lint-error")
+        for v in fv.findings:
+            counts[v.verdict] += 1
+            f = v.finding
+            label = "NOT REPRODUCED" if v.verdict == NOT_REPRODUCED else v.verdict
+            line = f"{path}:{f.line}:{f.col + 1}: {f.code} {label}: {v.reason}"
+            if v.verdict == NOT_REPRODUCED:
+                line += " -- the finding looks like a false alarm"
+                refuted.append(line)
+            lines.append(line)
+        for note in fv.notes:
+            lines.append(f"{path}: note: {note}")
+    if refuted:
+        lines.append("")
+        lines.append(f"NOT REPRODUCED ({len(refuted)}): JAX traced these lines without the predicted "
+                     f"effect; please report them as jaxlint bugs if the example is right:")
+        lines.extend("  " + line for line in refuted)
+    total = sum(counts.values())
+    lines.append(f"verified {len(results)} file{'s' * (len(results) != 1)} ({ran} run), {total} "
+                 f"finding{'s' * (total != 1)}: {counts['confirmed']} confirmed, "
+                 f"{counts['not reproduced']} not reproduced, {counts['inconclusive']} inconclusive "
+                 f"in {elapsed:.1f} s")
+    return "\n".join(lines) + "\n"
+
+
+def paths_json(results, elapsed: float) -> dict:
+    files = []
+    counts = {"confirmed": 0, "not reproduced": 0, "inconclusive": 0}
+    for fv in results:
+        findings = []
+        for v in fv.findings:
+            counts[v.verdict] += 1
+            f = v.finding
+            findings.append({"code": f.code, "line": f.line, "col": f.col + 1, "message": f.message,
+                             "function": f.function, "entry": f.entry, "param": f.param,
+                             "verdict": v.verdict, "reason": v.reason, "evidence": v.evidence})
+        files.append({"path": fv.path, "status": fv.status, "seconds": fv.seconds, "findings": findings,
+                      "examples": fv.examples, "notes": fv.notes, "compiles": fv.compiles,
+                      "expected_compiles": fv.expected_compiles})
+    return {"files": files, "summary": dict(counts, files=len(results), seconds=round(elapsed, 2))}
+
+
+# -- --run mode ------------------------------------------------------------------------------------
+
+def run_main(args, target: str, program_args, module: bool) -> int:
+    from jaxlint.verify.runreport import format_text, run_program, to_json
+    if not module and not os.path.exists(target):
+        return _error(f"no such script: {target}")
+    if args.max_compiles is not None and args.max_compiles < 1:
+        return _error("--max-compiles takes a positive number")
+    report = run_program(target, program_args, module=module, timeout=args.timeout,
+                         memory_mb=args.memory_limit)
+    over = [fr for fr in report.functions if args.max_compiles is not None and fr.compiles > args.max_compiles]
+    if args.format == "json":
+        payload = to_json(report)
+        payload["max_compiles"] = args.max_compiles
+        payload["over_max_compiles"] = [fr.stats.qualname for fr in over]
+        json.dump(payload, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        text = format_text(report)
+        for fr in over:
+            text += (f"\nFAILED --max-compiles {args.max_compiles}: `{fr.stats.qualname}` compiled "
+                     f"{fr.compiles} times")
+        sys.stdout.write(text + "\n")
+    if over or report.exit or report.problem:
+        return 1
+    return 0
