@@ -46,7 +46,11 @@ def decode(data: bytes) -> str:
         raise SourceError(f"cannot decode: {exc}") from None
     try:
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
+    except UnicodeDecodeError as exc:
+        before = source_lines(data[:exc.start].decode("latin-1") + ".")   # one char per byte
+        raise SourceError(f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x}: {exc.reason}",
+                          len(before), len(before[-1]) - 1) from None
+    except LookupError as exc:
         raise SourceError(f"cannot decode as {encoding}: {exc}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
