@@ -62,7 +62,7 @@ class JaxlintChecker:
         if not self._mentions_jax():
             return
         try:
-            findings = deepstack.call(analyse_tree, self.tree, self.filename, self.config)
+            findings = deepstack.call(analyse_tree, self.tree, self.filename, self.config, None, self.lines)
         except RecursionError:
             return
         except Exception as exc:  # noqa: BLE001 - a plugin that raises stops flake8's whole run
