@@ -52,6 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE")
     out.add_argument("--quiet", "-q", action="store_true",
                      help="only the report: no summary line, no progress display")
+    fixes = check.add_argument_group("fixes (jaxlint.fixer)")
+    fixes.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    fixes.add_argument("--unsafe-fixes", action="store_true",
+                       help="with --fix/--diff/--fix-only: apply unsafe fixes too (review them)")
+    fixes.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff and change no file")
+    fixes.add_argument("--fix-only", action="store_true",
+                       help="apply fixes; do not report the findings that remain")
     run = check.add_argument_group("speed")
     run.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                      help="files analysed in parallel (default 0: all cores)")
@@ -133,11 +141,22 @@ def check(args) -> int:
     cache = None if args.no_cache else Cache(cache_dir=args.cache_dir)
     progress = not args.quiet and sys.stderr.isatty()
     reports = run(targets, jobs=args.jobs or None, cache=cache, progress=progress)
+    fixing = None
+    if args.fix or args.fix_only or args.diff:
+        from jaxlint import fixer
+        fixing = fixer.fix_reports(reports, unsafe=args.unsafe_fixes, write=not args.diff)
     findings, errors = reporters.collect(reports)
     for error in errors:    # for people reading the log; machine formats also carry them
         if args.format in ("json", "sarif") or args.statistics or error.code != "E999" \
                 and args.format == "text":
             print(f"{error.location}: {error.code} {error.message}", file=sys.stderr)
+    if fixing is not None and args.diff:
+        sys.stdout.write(fixing.diff)
+        if not args.quiet:
+            print(fixing.line(diff=True, unsafe=args.unsafe_fixes), file=sys.stderr)
+        return 0 if args.exit_zero else int(bool(fixing.diff or errors))
+    if fixing is not None and args.fix_only:
+        findings = []
     stream = open_output(args.output_file)
     if stream is None:
         return 2
@@ -156,7 +175,9 @@ def check(args) -> int:
     stream.write(report)
     if stream is not sys.stdout:
         stream.close()
-    if args.format == "text" and not args.quiet and (findings or errors):
+    if fixing is not None and not args.quiet:
+        print(fixing.line(unsafe=args.unsafe_fixes), file=sys.stderr)
+    elif args.format == "text" and not args.quiet and (findings or errors):
         print(summary(findings, errors, len(targets)), file=sys.stderr)
     if args.exit_zero:
         return 0
