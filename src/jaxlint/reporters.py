@@ -147,7 +147,12 @@ def sarif_rule(cls) -> dict:
             "help": {"text": doc, "markdown": doc},
             "helpUri": f"{DOCS_URL}#{cls.code.lower()}-{cls.name}",
             "defaultConfiguration": {"level": _level(cls.code)},
-            "properties": {"tags": [cls.family], "fixable": bool(cls.fix)}}
+            "properties": {"tags": [cls.family], "fixable": _fixable(cls)}}
+
+
+def _fixable(cls) -> bool:
+    from jaxlint.ruledocs import fixable
+    return fixable(cls)
 
 
 def _uri(path: str):

@@ -22,7 +22,8 @@ rule's code and the "use instead" code must not be. Suppress a finding on one li
 
 
 def fixable(rule) -> bool:
-    return bool(rule.fix)
+    """A rule's `fix` text says whether it is fixable; "No automatic fix: why" means it is not."""
+    return bool(rule.fix) and not rule.fix.startswith("No automatic fix")
 
 
 def table() -> str:

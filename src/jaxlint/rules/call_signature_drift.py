@@ -51,6 +51,11 @@ class CallSignatureDrift(Rule):
             return attend(x, heads=4)
     """
 
+    fix = ("Safe: the call is spelled like the first call (each argument positional or by "
+           "keyword as there, a default left out or passed as there) when no other "
+           "argument has to move; unsafe when argument expressions would be evaluated "
+           "in another order. `1` vs `1.0` vs `True` is not fixed (the type would change).")
+
     def check(self, analysis):
         by_entry = {}
         for site in analysis.jit_calls():

@@ -34,6 +34,9 @@ class DataDependentShape(SinkRule):
             return jnp.mean(x, where=x > 0)
     """
 
+    fix = ("No automatic fix: the static bound (`size=`) or the masked rewrite depends on the "
+           "data, which only the author knows.")
+
     def message(self, sink):
         api = sink.detail.get("api")
         origin = describe_origin(sink.value)

@@ -43,6 +43,9 @@ class JitPerCall(Rule):
             return w
     """
 
+    fix = ("No automatic fix: hoisting the jit out of the loop or function changes which values "
+           "the jitted function closes over.")
+
     def check(self, analysis):
         traced_defs = {id(e.func.node) for e in analysis.entries if e.func is not None}
         traced_defs |= {id(e.lam) for e in analysis.entries if e.lam is not None}

@@ -52,6 +52,8 @@ class RaggedBatch(Rule):
             return w
     """
 
+    fix = ("No automatic fix: dropping or padding the last batch changes the data the step sees.")
+
     def check(self, analysis):
         sites = analysis.jit_calls()
         if not sites:

@@ -47,6 +47,9 @@ class StaticIdentityHash(Rule):
             return [layer(x, act=leaky) for x in xs]
     """
 
+    fix = ("No automatic fix: hoisting the lambda, partial or object out of the loop moves "
+           "code whose captured values the author must check.")
+
     def check(self, analysis):
         for site in analysis.jit_calls():
             for param, arg in site.args.items():

@@ -37,6 +37,8 @@ class StaticSpecInvalid(Rule):
             return state
     """
 
+    fix = ("No automatic fix: which parameter the static arguments meant to name is a guess.")
+
     def check(self, analysis):
         for entry in analysis.entries:
             for problem, is_error in entry.spec_problems:

@@ -47,6 +47,10 @@ class StaticUnbounded(Rule):
             return params
     """
 
+    fix = ("No automatic fix: removing the parameter from the static arguments can turn this "
+           "into a trace-time failure (JAX101-JAX104), and bucketing needs the author's "
+           "choice of values.")
+
     def check(self, analysis):
         varying_cache = {}
         for site in analysis.jit_calls():

@@ -45,7 +45,9 @@ class StaticUnhashable(Rule):
 
         forward(None, 1.0, sizes=(8, 32, 1))
     """
-    fix = "Unsafe: a list passed to a static parameter can be turned into a tuple; the callee then sees a tuple."
+    fix = ("Unsafe: a list display or list comprehension passed to a static parameter becomes "
+           "a tuple; unsafe because the callee then sees a tuple, not a list. Lists bound "
+           "to a variable, dicts, sets and arrays are not fixed.")
 
     def check(self, analysis):
         for site in analysis.jit_calls():

@@ -31,6 +31,12 @@ class TraceTimePrint(SinkRule):
             return params - 0.1 * grads
     """
 
+    fix = ("Unsafe: `print(...)` becomes `jax.debug.print(...)` with an equivalent format "
+           "string (`print(\"loss\", loss)` -> `jax.debug.print(\"loss {}\", loss)`; "
+           "f-string fields become `{}` placeholders). Unsafe because the output changes "
+           "timing: it prints on every call, when the compiled code runs, not once while "
+           "tracing.")
+
     def message(self, sink):
         return (f"print() shows {describe_origin(sink.value)}, traced in {describe_place(sink.frame)}: "
                 f"it prints a tracer once while tracing and nothing on later (cached) calls. "

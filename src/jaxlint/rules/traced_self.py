@@ -50,6 +50,9 @@ class TracedSelf(Rule):
                 return x @ self.w
     """
 
+    fix = ("No automatic fix: a static `self` needs a hashable class, and a pytree needs "
+           "flatten/unflatten functions; both are design decisions.")
+
     def check(self, analysis):
         registered = analysis.index.registered_pytree_classes()
         for entry in analysis.entries:

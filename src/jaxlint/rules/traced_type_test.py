@@ -35,6 +35,12 @@ class TracedTypeTest(SinkRule):
             return labels * (1 - eps) + eps / labels.shape[-1]
     """
 
+    fix = ("Unsafe: `isinstance(n, int)` becomes `jnp.issubdtype(jnp.asarray(n).dtype, "
+           "jnp.integer)` (float: jnp.floating, bool: jnp.bool_, complex: "
+           "jnp.complexfloating). Unsafe because eager code changes too: arrays and NumPy "
+           "scalars now pass the test, and a Python bool is no longer an int. `match` class "
+           "patterns are not fixed.")
+
     def message(self, sink):
         types = sink.detail.get("types", "int")
         fix = static_fix(sink.value, sink.frame)

@@ -37,6 +37,9 @@ class UnrolledLoop(Rule):
             return lax.fori_loop(0, 1000, lambda i, x: x - 0.01 * x, x)
     """
 
+    fix = ("No automatic fix: a lax.fori_loop or lax.scan rewrite needs a loop body with fixed "
+           "shapes, which is a redesign.")
+
     def check(self, analysis):
         threshold = analysis.unrolled_loop_threshold
         for sink in analysis.sinks:
