@@ -147,26 +147,60 @@ def _is_multiline(ws) -> bool:
     return isinstance(ws, cst.ParenthesizedWhitespace)
 
 
-def _append_items(existing: list, added: list, open_ws) -> list:
-    """Append nodes that carry a `.comma` (Element, Arg, ImportAlias) in the layout the
-    existing ones use: the same separator, a trailing comma kept where the code had one."""
+def _clean(ws):
+    """A line break copied from `ws` without its comment or blank lines."""
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        return ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+    return ws
+
+
+def _append_items(existing: list, added: list, open_ws, close_ws):
+    """Append nodes that carry a `.comma` (Element, Arg) in the layout the existing ones use.
+
+    Returns (items, whitespace before the closing bracket). One item per line stays one per
+    line, with the comment of the old last line kept on that line; a trailing comma is kept;
+    on one line the items are separated like the existing ones. For Args the whitespace before
+    `)` lives on the last Arg, so `close_ws` is ignored and the last Arg carries it."""
+    is_arg = isinstance((existing or added)[0], cst.Arg)
     if not existing:
-        commas = [cst.Comma(whitespace_after=_ONE_SPACE)] * (len(added) - 1) + [cst.MaybeSentinel.DEFAULT]
-        return [node.with_changes(comma=c) for node, c in zip(added, commas)]
+        items = [n.with_changes(comma=cst.Comma(whitespace_after=_ONE_SPACE)) for n in added[:-1]]
+        return items + [added[-1]], close_ws
     last = existing[-1]
-    trailing = last.comma
-    if len(existing) >= 2 and isinstance(existing[-2].comma, cst.Comma):
-        sep = existing[-2].comma
-    elif _is_multiline(open_ws):
-        sep = cst.Comma(whitespace_after=open_ws)
+    if is_arg:
+        close_ws = last.whitespace_after_arg
+    had_trailing = isinstance(last.comma, cst.Comma)
+    in_comma = had_trailing and _is_multiline(last.comma.whitespace_after)
+    tail = last.comma.whitespace_after if in_comma else close_ws
+    between = next((it.comma.whitespace_after for it in existing[:-1] if isinstance(it.comma, cst.Comma)
+                    and _is_multiline(it.comma.whitespace_after)), None)
+    if between is None and _is_multiline(open_ws):
+        between = open_ws
+    extra = {"whitespace_after_arg": _NO_WS} if is_arg else {}
+    if _is_multiline(tail) and between is not None:
+        between = _clean(between)
+        old_comma = cst.Comma(whitespace_before=last.comma.whitespace_before if had_trailing else _NO_WS,
+                              whitespace_after=between.with_changes(first_line=tail.first_line))
+        items = list(existing[:-1]) + [last.with_changes(comma=old_comma, **extra)]
+        items += [n.with_changes(comma=cst.Comma(whitespace_after=between)) for n in added[:-1]]
+        final = added[-1]
+        if in_comma:
+            final = final.with_changes(comma=cst.Comma(whitespace_after=_clean(tail)))
+        elif had_trailing:
+            final, close_ws = final.with_changes(comma=cst.Comma()), _clean(tail)
+        else:
+            close_ws = _clean(tail)
     else:
-        sep = cst.Comma(whitespace_after=_ONE_SPACE)
-    keep_trailing = isinstance(trailing, cst.Comma) and (
-        len(existing) >= 2 or _is_multiline(trailing.whitespace_after) or isinstance(last, cst.Arg))
-    out = list(existing[:-1]) + [last.with_changes(comma=sep)]
-    out += [node.with_changes(comma=sep) for node in added[:-1]]
-    out.append(added[-1].with_changes(comma=trailing if keep_trailing else cst.MaybeSentinel.DEFAULT))
-    return out
+        if len(existing) >= 2 and isinstance(existing[-2].comma, cst.Comma):
+            sep = existing[-2].comma.with_changes(whitespace_after=_clean(existing[-2].comma.whitespace_after))
+        else:
+            sep = cst.Comma(whitespace_after=_ONE_SPACE)
+        items = list(existing[:-1]) + [last.with_changes(comma=sep, **extra)]
+        items += [n.with_changes(comma=sep) for n in added[:-1]]
+        keep = had_trailing and (len(existing) >= 2 or is_arg)
+        final = added[-1].with_changes(comma=last.comma if keep else cst.MaybeSentinel.DEFAULT)
+    if is_arg:
+        final = final.with_changes(whitespace_after_arg=_NO_WS if in_comma else close_ws)
+    return items + [final], close_ws
 
 
 def _string(value: str, quote: str) -> str:
@@ -379,6 +413,9 @@ def fix_static(ctx: Context, finding: Finding) -> Fix:
     if not params or not finding.entry:
         raise NoFix("the finding names no parameter of a jitted function")
     entries = [e for e in ctx.analysis.entries if e.is_jit and e.compiled and e.name == finding.entry]
+    if entries:     # in signature order
+        order = param_names(entries[0].args)
+        params.sort(key=lambda p: order.index(p) if p in order else len(order))
     targets = [e for e in entries if all(p in param_names(e.args) and p not in e.static
                                          and p not in e.bound for p in params)]
     if not targets:
@@ -624,7 +661,14 @@ def _bounded_loop_value(ctx, site, node) -> bool:
         why = calls.varying_names(loop, ctx.analysis.scope_facts(site.scope).value_before)
         reason = why.get(node.id)
         if reason is not None:
-            return reason.startswith(calls.BOUNDED)
+            if reason.startswith(calls.BOUNDED):
+                return True
+            # `for n in SIZES` with SIZES a module constant of a few literals
+            iterable = getattr(loop, "iter", None)
+            constant = ctx.index.constants.get(iterable.id) if isinstance(iterable, ast.Name) else None
+            return isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) \
+                and loop.target.id == node.id and isinstance(constant, (tuple, list, frozenset)) \
+                and len(constant) <= 16
     return False
 
 
@@ -705,7 +749,7 @@ def _static_site_edits(ctx: Context, entry, params, nums_kw, names_kw) -> list:
                      equal=cst.AssignEqual(whitespace_before=_NO_WS, whitespace_after=_NO_WS))
              for kw, value in additions]
     if added:
-        new_args = _append_items(new_args, added, call.whitespace_before_args)
+        new_args, _ = _append_items(new_args, added, call.whitespace_before_args, None)
     start, end = ctx.text.span(site)
     return [(start, end, _code(call.with_changes(args=new_args)))]
 
@@ -726,17 +770,23 @@ def _extend_value(value, extra: list, quote: str):
                 break
         if any(isinstance(el, cst.StarredElement) for el in value.elements):
             raise NoFix("starred static argument list")
-        open_ws = (value.lbracket.whitespace_after if isinstance(value, cst.List)
-                   else value.lpar[0].whitespace_after if value.lpar else _NO_WS)
         if isinstance(value, cst.Tuple) and not value.lpar:
             raise NoFix("unparenthesised tuple")
-        new = _append_items(list(value.elements), [cst.Element(literal(x)) for x in extra], open_ws)
-        return value.with_changes(elements=new)
+        new_elements = [cst.Element(literal(x)) for x in extra]
+        if isinstance(value, cst.List):
+            elements, close = _append_items(list(value.elements), new_elements,
+                                            value.lbracket.whitespace_after, value.rbracket.whitespace_before)
+            return value.with_changes(elements=elements,
+                                      rbracket=value.rbracket.with_changes(whitespace_before=close))
+        elements, close = _append_items(list(value.elements), new_elements,
+                                        value.lpar[0].whitespace_after, value.rpar[-1].whitespace_before)
+        rpar = list(value.rpar[:-1]) + [value.rpar[-1].with_changes(whitespace_before=close)]
+        return value.with_changes(elements=elements, rpar=rpar)
     if isinstance(value, (cst.SimpleString, cst.Integer)):
         if isinstance(value, cst.SimpleString):
             element_quote = _quote_of(value.value) or quote
         first = cst.Element(value.with_changes(lpar=[], rpar=[]))
-        elements = _append_items([first], [cst.Element(literal(x)) for x in extra], _NO_WS)
+        elements, _ = _append_items([first], [cst.Element(literal(x)) for x in extra], _NO_WS, _NO_WS)
         return cst.Tuple(elements=elements, lpar=[cst.LeftParen()] if not value.lpar else value.lpar,
                          rpar=[cst.RightParen()] if not value.rpar else value.rpar)
     raise NoFix("the static arguments are not written as a literal")
