@@ -1040,15 +1040,17 @@ def fix_drift(ctx: Context, finding: Finding) -> Fix:
     for param in defaults:
         if param not in site.args and default_first.get(param) == "passed":
             wanted[param] = (first_how.get(param, "keyword"), None, ctx.text.segment(defaults[param]))
-    by_position = [p for p in wanted if wanted[p][0] == "positional"]
-    if sorted(by_position, key=lambda p: positional.index(p) if p in positional else 10 ** 6) \
-            != positional[:len(by_position)]:
+    by_position = sorted((p for p in wanted if wanted[p][0] == "positional"),
+                         key=lambda p: positional.index(p) if p in positional else 10 ** 6)
+    if by_position != positional[:len(by_position)]:
         raise NoFix("the first spelling cannot be reproduced without reordering other arguments")
     node = cst.parse_expression(ctx.text.segment(call))
     if not isinstance(node, cst.Call) or _has_comment(node):
         raise NoFix("the call holds a comment")
     cst_args = {}
     for i, arg in enumerate(a for a in node.args if a.keyword is None):
+        if i >= len(positional) or arg.star:
+            raise NoFix("an argument lands in *args")
         cst_args[positional[i]] = arg
     for arg in node.args:
         if arg.keyword is not None:
@@ -1084,9 +1086,14 @@ def fix_drift(ctx: Context, finding: Finding) -> Fix:
         safe, why = True, ""
     text = _code(node.with_changes(args=new_args))
     start, end = ctx.text.span(call)
-    described = ", ".join(f"`{p}` {'by keyword' if wanted[p][0] == 'keyword' else 'positionally'}"
-                          for p in order if p in wanted)
-    description = f"Spell the call like the first one: {described or 'defaults left out'}"
+    changes = []
+    for param, arg in site.args.items():
+        if param not in wanted:
+            changes.append(f"leave out `{param}` (its default)")
+        elif wanted[param][0] != arg.how:
+            changes.append(f"pass `{param}` {'by keyword' if wanted[param][0] == 'keyword' else 'positionally'}")
+    changes += [f"pass the default `{p}` explicitly" for p in wanted if p not in site.args]
+    description = f"Spell the call like the first call of `{entry.name}`: {', '.join(changes)}"
     if why:
         description += f" (unsafe: {why})"
     return Fix(description=description, safe=safe, edits=((start, end, text),), why_unsafe=why)
@@ -1185,14 +1192,14 @@ def check_fix(text: str, path: str, config, findings, finding, fix) -> Check:
     return Check(ok, new_text, new_findings, leftover)
 
 
-def checked_fix(ctx: Context, findings, finding):
+def checked_fix(ctx: Context, findings, finding, fix: Optional[Fix] = None):
     """(fix, Check) for a fix of `finding` that passes check_fix, else None.
 
     The engine reports one finding per node, naming the parameters of the first traced value
     it met there; when making those static leaves the node traced through another parameter
     (`x[start:end]` with `end = start + width`), the fix is retried with that one added."""
     text = ctx.text.text
-    fix = compute_fix(ctx, finding)
+    fix = fix or compute_fix(ctx, finding)
     for _ in range(3):
         if fix is None:
             return None
@@ -1215,11 +1222,11 @@ def fix_source(text: str, path: str = "<unknown>", config=None, unsafe: bool = F
     if findings is None:
         return Outcome(path, text, text, [], [])
     outcome = Outcome(path, text, text, list(findings), list(findings))
-    skipped = set()          # (code, offset) in the current text: no fix, or not allowed
+    failed = set()           # (code, offset): fixes that failed their check on the current text
     for _ in range(MAX_FIXES_PER_FILE):
         current = Text(text)
         candidates = [f for f in findings if f.code in FIXABLE_CODES and _enabled(config, f, path)
-                      and (f.code, current.offset(f.line, f.col)) not in skipped]
+                      and (f.code, current.offset(f.line, f.col)) not in failed]
         if not candidates:
             break
         try:
@@ -1228,9 +1235,12 @@ def fix_source(text: str, path: str = "<unknown>", config=None, unsafe: bool = F
             break
         applied = None
         for finding in candidates:
-            got = checked_fix(ctx, findings, finding)
+            fix = compute_fix(ctx, finding)
+            if fix is None or not (fix.safe or unsafe):
+                continue
+            got = checked_fix(ctx, findings, finding, fix)
             if got is None or not (got[0].safe or unsafe):
-                skipped.add((finding.code, current.offset(finding.line, finding.col)))
+                failed.add((finding.code, current.offset(finding.line, finding.col)))
                 continue
             applied = (finding,) + got
             break
@@ -1238,7 +1248,7 @@ def fix_source(text: str, path: str = "<unknown>", config=None, unsafe: bool = F
             break
         finding, fix, check = applied
         text, findings = check.text, check.findings
-        skipped = {(code, map_offset(offset, fix.edits)) for code, offset in skipped}
+        failed = set()       # the text changed: a fix that failed may work now (JAX304 order)
         outcome.applied.append((finding, fix))
     outcome.after, outcome.remaining = text, list(findings)
     if describe_remaining:
