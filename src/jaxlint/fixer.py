@@ -301,6 +301,29 @@ class Context:
         call = self.call_at(finding, lambda node: id(node) in sites)
         return call, sites[id(call)]
 
+    def bindings(self, name: str) -> int:
+        """How many times `name` is bound anywhere in the file (defs, assignments, parameters,
+        imports): a call `name(...)` surely means one function only when this is 1."""
+        if not hasattr(self, "_bindings"):
+            counts = Counter()
+            for node in ast.walk(self.tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    counts[node.name] += 1
+                elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                    counts[node.id] += 1
+                elif isinstance(node, ast.arg):
+                    counts[node.arg] += 1
+                elif isinstance(node, ast.alias):
+                    counts[(node.asname or node.name).split(".")[0]] += 1
+            self._bindings = counts
+        return self._bindings[name]
+
+    def call_is_unambiguous(self, call: ast.Call) -> bool:
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self.bindings(func.id) == 1
+        return True         # `jax.jit(f)(...)`; `obj.m(...)` only matches when one def is named m
+
     def bound_at_module(self, name: str) -> bool:
         return name in self.index.module_names or name in self.top_aliases
 
@@ -604,6 +627,11 @@ def _call_values(ctx: Context, entry, param: str):
                       f"new value would compile `{name}` again (JAX201)")
     defaults = calls.defaults_of(entry)
     for call, skips_self in sites:
+        if not ctx.call_is_unambiguous(call):
+            unknown.append(f"`{ctx.text.segment(call.func)}` names more than one thing in this file, "
+                           f"so its calls cannot all be attributed to `{name}`")
+            values = None
+            continue
         site = calls.map_call(call, entry, skips_self)
         site.scope = ctx.parents.scope_of(call)
         site.loops = ctx.parents.loops_of(call)
@@ -1007,6 +1035,8 @@ def fix_drift(ctx: Context, finding: Finding) -> Fix:
     call, site = ctx.jit_call_at(finding)
     if site.starred:
         raise NoFix("the call passes *args or **kwargs")
+    if not ctx.call_is_unambiguous(call):
+        raise NoFix("the called name is bound more than once in this file")
     sites = [s for s in ctx.analysis.jit_calls() if not s.starred]
     entry = site.entry
     defaults = calls.defaults_of(entry)
