@@ -191,7 +191,8 @@ def _append_items(existing: list, added: list, open_ws, close_ws):
             close_ws = _clean(tail)
     else:
         if len(existing) >= 2 and isinstance(existing[-2].comma, cst.Comma):
-            sep = existing[-2].comma.with_changes(whitespace_after=_clean(existing[-2].comma.whitespace_after))
+            comma = existing[-2].comma
+            sep = comma.with_changes(whitespace_after=_clean(comma.whitespace_after))
         else:
             sep = cst.Comma(whitespace_after=_ONE_SPACE)
         items = list(existing[:-1]) + [last.with_changes(comma=sep, **extra)]
@@ -522,7 +523,6 @@ def _uses_problem(ctx, func, param, literals, depth) -> str:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if _python_arithmetic(node.value, derived):
                     derived |= {t.id for t in targets if isinstance(t, ast.Name)}
-    sequences = literals is not None and all(isinstance(v, (tuple, str, bytes)) for v in literals)
     for node in nodes:
         if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in derived):
             continue
@@ -637,6 +637,7 @@ def _call_values(ctx: Context, entry, param: str):
         site.loops = ctx.parents.loops_of(call)
         if site.starred:
             unknown.append(f"the call at line {call.lineno} passes *args/**kwargs")
+            values = None
             continue
         arg = site.args.get(param)
         node = arg.node if arg is not None else defaults.get(param)
@@ -655,8 +656,7 @@ def _call_values(ctx: Context, entry, param: str):
                 value = NOT_LITERAL
             if value is NOT_LITERAL:
                 if _bounded_loop_value(ctx, site, node):
-                    values = None if values is None else values
-                    values = None
+                    values = None       # bounded, but which values is not known here
                     continue
                 unknown.append(f"the call at line {call.lineno} passes `{ctx.text.segment(node)}`, "
                                f"which may take a new value on each call: each value would compile "
@@ -743,10 +743,9 @@ def _static_site_edits(ctx: Context, entry, params, nums_kw, names_kw) -> list:
     changes = {}       # keyword -> new value node
     additions = []     # (keyword, value code)
     positional_ok = None not in indices
-    names_text = lambda extra: [_string(p, quote) for p in extra]
     if spec.argnames_node is None and spec.argnums_node is None:
         if names_kw:
-            additions.append((names_kw, _tuple_text(names_text(params))))
+            additions.append((names_kw, _tuple_text([_string(p, quote) for p in params])))
         elif nums_kw and positional_ok:
             additions.append((nums_kw, _tuple_text([str(i) for i in indices])))
         else:
@@ -758,7 +757,7 @@ def _static_site_edits(ctx: Context, entry, params, nums_kw, names_kw) -> list:
             changes[nums_kw] = indices
         elif names_kw and all(0 <= n < len(positional) for n in spec.argnums):
             existing = [positional[n] for n in spec.argnums]
-            additions.append((names_kw, _tuple_text(names_text(existing + params))))
+            additions.append((names_kw, _tuple_text([_string(p, quote) for p in existing + params])))
         else:
             raise NoFix("a keyword-only parameter cannot join static_argnums")
     else:
@@ -1022,9 +1021,10 @@ def _as_tuple(node):
         if len(elements) == 1 and not isinstance(elements[0].comma, cst.Comma) \
                 and not isinstance(elements[0], cst.StarredElement):
             elements[0] = elements[0].with_changes(comma=cst.Comma())
-        return cst.Tuple(elements=elements,
-                         lpar=list(node.lpar) + [cst.LeftParen(whitespace_after=node.lbracket.whitespace_after)],
-                         rpar=[cst.RightParen(whitespace_before=node.rbracket.whitespace_before)] + list(node.rpar))
+        opening = cst.LeftParen(whitespace_after=node.lbracket.whitespace_after)
+        closing = cst.RightParen(whitespace_before=node.rbracket.whitespace_before)
+        return cst.Tuple(elements=elements, lpar=list(node.lpar) + [opening],
+                         rpar=[closing] + list(node.rpar))
     return node
 
 
@@ -1121,7 +1121,8 @@ def fix_drift(ctx: Context, finding: Finding) -> Fix:
         if param not in wanted:
             changes.append(f"leave out `{param}` (its default)")
         elif wanted[param][0] != arg.how:
-            changes.append(f"pass `{param}` {'by keyword' if wanted[param][0] == 'keyword' else 'positionally'}")
+            how = "by keyword" if wanted[param][0] == "keyword" else "positionally"
+            changes.append(f"pass `{param}` {how}")
     changes += [f"pass the default `{p}` explicitly" for p in wanted if p not in site.args]
     description = f"Spell the call like the first call of `{entry.name}`: {', '.join(changes)}"
     if why:
@@ -1321,7 +1322,9 @@ class Summary:
     diff: str = ""
 
     def line(self, diff: bool = False, unsafe: bool = False) -> str:
-        s = lambda n: "s" * (n != 1)
+        def s(n):
+            return "s" * (n != 1)
+
         if diff:
             text = (f"Would fix {self.fixed} finding{s(self.fixed)} in {self.files_changed} "
                     f"file{s(self.files_changed)} ({self.remaining} remaining).")
@@ -1398,14 +1401,16 @@ def fix_reports(reports, unsafe: bool = False, write: bool = True) -> Summary:
         if outcome is None:
             continue
         summary.hidden_unsafe += outcome.hidden_unsafe
-        enabled = lambda findings: sum(report.config.enabled(f.code, report.path) for f in findings)
-        summary.fixed += enabled(outcome.initial) - enabled(outcome.remaining)
+        summary.fixed += _count_enabled(report, outcome.initial) - _count_enabled(report, outcome.remaining)
         if outcome.changed:
             summary.files_changed += 1
             diffs.append(unified_diff(outcome))
         result.findings = outcome.remaining
     for report in reports:
-        summary.remaining += sum(report.config.enabled(f.code, report.path)
-                                 for f in report.result.findings)
+        summary.remaining += _count_enabled(report, report.result.findings)
     summary.diff = "".join(diffs)
     return summary
+
+
+def _count_enabled(report, findings) -> int:
+    return sum(report.config.enabled(f.code, report.path) for f in findings)
