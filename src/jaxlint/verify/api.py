@@ -34,7 +34,7 @@ class FileVerdicts:
     path: str
     findings: list = field(default_factory=list)      # FindingVerdict, in finding order
     examples: list = field(default_factory=list)      # one dict per evaluated unit
-    notes: list = field(default_factory=list)         # events no finding explains, problems
+    notes: list = field(default_factory=list)         # {"kind", "text"}: unexplained events, problems
     status: str = "ok"        # ok | skipped | no-examples | import-error | timeout | crashed | memory | lint-error
     seconds: float = 0.0
     compiles: dict = field(default_factory=dict)      # function name -> compiles seen in the examples
@@ -74,6 +74,10 @@ def iter_python_files(paths):
             yield path
 
 
+def _note(kind: str, text: str) -> dict:
+    return {"kind": kind, "text": text}
+
+
 def _module_name(index: int, path: str) -> str:
     stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     return f"_jaxlint_verify_{index}_{stem}"
@@ -93,7 +97,7 @@ def plan_file(index: int, path: str, compare_eager: bool = False) -> _Plan:
     units = []
     for example in parse_examples(text):
         if example.error:
-            notes.append(f"line {example.line}: {example.error}")
+            notes.append(_note("problem", f"line {example.line}: {example.error}"))
         else:
             units.append({"kind": "example", "line": example.line, "expr": example.expr})
     finding_units, no_unit_reason = {}, {}
@@ -119,8 +123,11 @@ def plan_file(index: int, path: str, compare_eager: bool = False) -> _Plan:
                 no_unit_reason[i] = (f"no `# jaxlint-example:` in the file, and no inputs could be built: "
                                      f"{reason}")
     codes = {f.code for f in findings}
+    # line coverage (about 30% slower evaluation) only serves verdicts: skip it without findings
     probes = {"second_run": "JAX107" in codes, "eager": compare_eager or "JAX106" in codes,
-              "jaxpr": "JAX302" in codes}
+              "jaxpr": "JAX302" in codes, "coverage": bool(findings),
+              # JAX302 alone needs only the staged program: skip compiling the unrolled graph
+              "stage_first": codes == {"JAX302"}}
     job = None
     if units or "JAX203" in codes:
         job = {"id": index, "path": os.path.abspath(path), "module": _module_name(index, path),
@@ -149,7 +156,8 @@ def _stop_reason(outcome, plan: _Plan, memory_mb: int) -> tuple:
         return "timeout", f"timed out after {exit_.get('limit', 0):g} s {where}"
     if status == "signal":
         tail = (exit_.get("log_tail") or "").strip().splitlines()[-1:]
-        hint = f" (memory limit {memory_mb} MB?)" if exit_.get("signal") in ("SIGKILL", "SIGABRT", "SIGSEGV", "SIGBUS") else ""
+        hint = (f" (a native crash, or the {memory_mb} MB memory limit)"
+                if exit_.get("signal") in ("SIGKILL", "SIGABRT", "SIGSEGV", "SIGBUS") else "")
         return "crashed", (f"the child process was killed by {exit_.get('signal')}{hint} {where}"
                            + (f": {tail[0][:160]}" if tail else ""))
     if status == "lost":
@@ -163,7 +171,7 @@ def judge_file(plan: _Plan, outcome, memory_mb: int = DEFAULT_MEMORY_MB) -> File
     fv = FileVerdicts(plan.path, notes=list(plan.notes), expected_compiles=dict(plan.expected))
     if plan.lint_error:
         fv.status = "lint-error"
-        fv.notes.append(plan.lint_error)
+        fv.notes.append(_note("problem", plan.lint_error))
         return fv
     judge = Judge(plan.ctx, os.path.abspath(plan.path))
     if outcome is None:
@@ -197,7 +205,7 @@ def judge_file(plan: _Plan, outcome, memory_mb: int = DEFAULT_MEMORY_MB) -> File
         fv.findings.append(judge_finding(judge, finding, units, obs, stop, import_error,
                                          plan.no_unit_reason.get(i, "")))
     if stop and not plan.findings:
-        fv.notes.append(stop)
+        fv.notes.append(_note("problem", stop))
     _describe_units(fv, plan, observations, judge)
     return fv
 
@@ -229,17 +237,18 @@ def _describe_units(fv: FileVerdicts, plan: _Plan, observations: dict, judge: Ju
                 explained[finding.code] = evidence
         label = f"the example at line {unit['line']}"
         if err and not any(code in ERROR_CODES for code in explained):
-            fv.notes.append(f"{label} raised {error_words(err)}, and no finding explains it "
-                            f"(a missed rule, or an example that does not work)")
+            fv.notes.append(_note("error", f"{label} raised {error_words(err)}, and no finding explains it "
+                                           f"(a missed rule, or an example that does not work)"))
         for line, text in obs.get("writes", []):
             if line and "Tracer" in text and (line, "JAX107") not in finding_lines:
-                fv.notes.append(f"{label} printed a tracer from line {line} (`{text.strip()[:60]}`), "
-                                f"and no JAX107 finding is there")
+                fv.notes.append(_note("tracer", f"{label} printed a tracer from line {line} "
+                                                f"(`{text.strip()[:60]}`), and no JAX107 finding is there"))
                 break
         eager = obs.get("eager")
         if eager and eager.get("same") is False and "JAX106" not in explained:
-            fv.notes.append(f"{label} gives a different result under jit than under jax.disable_jit() "
-                            f"({eager['detail']}), and no JAX106 finding explains it")
+            fv.notes.append(_note("eager", f"{label} gives a different result under jit than under "
+                                           f"jax.disable_jit() ({eager['detail']}), and no JAX106 finding "
+                                           f"explains it"))
         in_file = judge.in_file(obs.get("traces", []))
         records.extend(in_file)
         predicted = {e.get("function") for e in explained.values() if e.get("function")}
@@ -248,8 +257,9 @@ def _describe_units(fv: FileVerdicts, plan: _Plan, observations: dict, judge: Ju
         for stats in unit_stats:
             if rc.top_level(stats) and stats.qualname not in predicted:
                 causes = "; ".join(c.text for c in rc.summarise(stats))
-                fv.notes.append(f"{label}: `{stats.qualname}` (line {stats.def_line}) compiled {stats.traces} "
-                                f"times and no finding predicted it: {causes}")
+                fv.notes.append(_note("recompile", f"{label}: `{stats.qualname}` (line {stats.def_line}) "
+                                                   f"compiled {stats.traces} times and no finding predicted "
+                                                   f"it: {causes}"))
         fv.examples.append(entry)
     fv.functions = rc.group(records)
     for stats in fv.functions:
@@ -257,15 +267,20 @@ def _describe_units(fv: FileVerdicts, plan: _Plan, observations: dict, judge: Ju
     for name, expected in fv.expected_compiles.items():
         seen = fv.compiles.get(name, 0)
         if seen != expected:
-            fv.notes.append(f"expected {expected} compiles of `{name}`, saw {seen}")
+            fv.notes.append(_note("expected-compiles", f"expected {expected} compiles of `{name}`, saw {seen}"))
 
 
 def verify_paths(paths, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB,
-                 jobs: Optional[int] = None, compare_eager: bool = False, progress=None) -> list:
+                 jobs: Optional[int] = None, compare_eager=False, progress=None,
+                 files_per_process: int = 1) -> list:
     """Verify every finding in `paths` (files or folders). RUNS the files' code in child
-    processes. `progress(done, total, path)` is called as files finish."""
+    processes (one per file; `files_per_process` > 1 shares a child among that many files, see
+    supervisor.run_jobs). `compare_eager` (a bool, or a function of the path) also runs every
+    example under jax.disable_jit() and compares. `progress(done, total, path)` is called as
+    files finish."""
     files = list(iter_python_files(paths))
-    plans = [plan_file(i, path, compare_eager) for i, path in enumerate(files)]
+    eager = compare_eager if callable(compare_eager) else (lambda _path: bool(compare_eager))
+    plans = [plan_file(i, path, eager(path)) for i, path in enumerate(files)]
     job_list = [p.job for p in plans if p.job is not None]
     total = len(job_list)
     done = [0]
@@ -281,5 +296,6 @@ def verify_paths(paths, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
         with tempfile.TemporaryDirectory(prefix="jaxlint-verify-") as cache_dir:
             for job in job_list:
                 job["cache_dir"] = cache_dir
-            outcomes = supervisor.run_jobs(job_list, workers, timeout, memory_mb, on_exit)
+            outcomes = supervisor.run_jobs(job_list, workers, timeout, memory_mb, on_exit,
+                                           per_process=files_per_process)
     return [judge_file(p, outcomes.get(p.job["id"]) if p.job else None, memory_mb) for p in plans]

@@ -109,6 +109,7 @@ class LineCoverage:
         self.filename = filename
         self.lines: set = set()
         self._previous = None
+        self._matches: dict = {}
 
     def _local(self, frame, event, arg):
         if event == "line":
@@ -116,9 +117,12 @@ class LineCoverage:
         return self._local
 
     def _global(self, frame, event, arg):
-        if _same_file(frame.f_code.co_filename, self.filename):
-            return self._local
-        return None
+        # called on every Python call while active: one dict lookup on the fast path
+        name = frame.f_code.co_filename
+        match = self._matches.get(name)
+        if match is None:
+            match = self._matches[name] = _same_file(name, self.filename)
+        return self._local if match else None
 
     def __enter__(self):
         self._previous = sys.gettrace()
@@ -258,6 +262,10 @@ def run_job(job: dict, emit) -> None:
         jax.config.update("jax_compilation_cache_dir", job["cache_dir"])
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     recorder = Recorder(keep_samples=bool(probes.get("jaxpr"))).install()
+    start = time.perf_counter()
+    import jax
+    jax.devices()                       # backend start-up, timed apart from the module's work
+    emit({"event": "init", "seconds": round(time.perf_counter() - start, 4)})
 
     start = time.perf_counter()
     out = LineAttributedOutput(path)
@@ -273,8 +281,16 @@ def run_job(job: dict, emit) -> None:
     emit({"event": "import", "ok": module is not None, "error": error,
           "seconds": round(time.perf_counter() - start, 4), "traces": recorder.records[:]})
     if module is None:
+        recorder.uninstall()
         return
 
+    try:
+        _run_units(job, module, path, probes, recorder, emit)
+    finally:
+        recorder.uninstall()        # the next file of a batch installs its own
+
+
+def _run_units(job, module, path, probes, recorder, emit):
     helpers = None
     for index, unit in enumerate(job.get("units", [])):
         emit({"event": "unit_start", "unit": index})
@@ -315,9 +331,17 @@ def evaluate(unit: dict, namespace: dict, path: str, filename: str, probes: dict
                                        "mro": ["SyntaxError"], "message": str(exc), "line": None,
                                        "function": None, "file_lines": []},
                 "seconds": 0.0, "lines": [], "writes": [], "traces": []}
+    if probes.get("stage_first") and unit["kind"] == "example":
+        staged = _stage(code, namespace, path, probes, recorder)
+        if staged is not None:
+            return staged
     mark = recorder.mark()
     start = time.perf_counter()
-    with LineCoverage(path) as coverage:
+    coverage = LineCoverage(path)
+    if probes.get("coverage", True):
+        with coverage:
+            ok, result, error, out = _eval(code, namespace, path)
+    else:
         ok, result, error, out = _eval(code, namespace, path)
     obs = {"ok": ok, "error": error, "seconds": round(time.perf_counter() - start, 4),
            "lines": sorted(coverage.lines), "writes": out.writes,
@@ -344,6 +368,32 @@ def evaluate(unit: dict, namespace: dict, path: str, filename: str, probes: dict
     if probes.get("jaxpr"):
         obs["eqns"], obs["eqn_errors"] = _staged_equations(code, namespace, path, recorder, mark)
     return obs
+
+
+def _stage(code, namespace, path, probes, recorder):
+    """Evaluate an example under jax.make_jaxpr only: the traces and the staged equations without
+    any XLA compile (an unrolled loop is exactly what compiles slowly). None when the example
+    cannot be staged (it does Python work on concrete results): then it runs for real."""
+    import jax
+
+    mark = recorder.mark()
+    start = time.perf_counter()
+    coverage = LineCoverage(path)
+    out = LineAttributedOutput(path)
+    saved = sys.stdout
+    sys.stdout = out
+    try:
+        with coverage:
+            jaxpr = jax.make_jaxpr(lambda: eval(code, namespace))()  # noqa: S307
+    except Exception:  # noqa: BLE001
+        del recorder.records[mark:]
+        return None
+    finally:
+        sys.stdout = saved
+    return {"ok": True, "error": None, "staged": True, "seconds": round(time.perf_counter() - start, 4),
+            "lines": sorted(coverage.lines), "writes": out.writes, "traces": recorder.records[mark:],
+            "trace_offset": mark, "eqns": [{"function": "<example>", "seq": equation_lines(jaxpr, path)}],
+            "eqn_errors": []}
 
 
 def _staged_equations(code, namespace, path, recorder, mark):

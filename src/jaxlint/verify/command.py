@@ -49,6 +49,9 @@ def add_parser(subparsers):
                              "for --run: none unless given")
     verify.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                         help="files verified in parallel (default 0: all cores)")
+    verify.add_argument("--files-per-process", type=int, default=1, metavar="N",
+                        help="let one child process verify N files in turn (default 1: a fresh "
+                             "process per file); faster, but files share the process's state")
     verify.add_argument("--compare-eager", action="store_true",
                         help="also run every example under jax.disable_jit() and report results "
                              "that differ from the jitted run")
@@ -82,7 +85,7 @@ def main(args) -> int:
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
         return _error(f"no such file or folder: {missing[0]}")
-    if args.jobs < 0 or (args.timeout is not None and args.timeout <= 0) or \
+    if args.jobs < 0 or args.files_per_process < 1 or (args.timeout is not None and args.timeout <= 0) or \
             (args.memory_limit is not None and args.memory_limit <= 0):
         return _error("--jobs, --timeout and --memory-limit take positive numbers")
     return paths_main(args)
@@ -107,7 +110,7 @@ def paths_main(args) -> int:
         results = verify_paths(args.paths, timeout=args.timeout or DEFAULT_TIMEOUT,
                                memory_mb=args.memory_limit or DEFAULT_MEMORY_MB,
                                jobs=args.jobs or None, compare_eager=args.compare_eager,
-                               progress=progress)
+                               progress=progress, files_per_process=args.files_per_process)
     except VerifierUnavailable as exc:
         if show_progress:
             sys.stderr.write("\r\x1b[K")
@@ -148,7 +151,7 @@ def paths_text(results, elapsed: float) -> str:
                 refuted.append(line)
             lines.append(line)
         for note in fv.notes:
-            lines.append(f"{path}: note: {note}")
+            lines.append(f"{path}: note: {note['text']}")
     if refuted:
         lines.append("")
         lines.append(f"NOT REPRODUCED ({len(refuted)}): JAX traced these lines without the predicted "

@@ -92,7 +92,8 @@ def error_head(err: dict) -> str:
 
 def error_words(err: dict) -> str:
     where = f" at line {err['line']}" if err.get("line") else " outside the file"
-    return f"{err.get('type')}{where}: {error_head(err)}"
+    head = error_head(err)
+    return f"{err.get('type')}{where}" + (f": {head}" if head else "")
 
 
 # -- per-unit checks -------------------------------------------------------------------------------

@@ -38,11 +38,25 @@ def send(event: dict) -> None:
 
 
 class Running:
-    def __init__(self, job, pid, fd, log, deadline):
-        self.job, self.pid, self.fd, self.log = job, pid, fd, log
-        self.deadline = deadline
+    """A forked child working through a batch of jobs (files), one after the other."""
+
+    def __init__(self, batch, pid, fd, log, timeout):
+        self.batch, self.pid, self.fd, self.log = batch, pid, fd, log
+        self.timeout = timeout
+        self.current = None             # the job being worked on
+        self.finished: set = set()      # ids of jobs whose "done" was seen
         self.started = time.monotonic()
+        self.deadline = self.started + timeout if timeout else None
         self.buffer = b""
+
+    def begin(self, job_id):
+        self.current = job_id
+        self.started = time.monotonic()
+        self.deadline = self.started + self.timeout if self.timeout else None
+
+    def remaining(self) -> list:
+        """Jobs of the batch never started: they go back to the queue after a failure."""
+        return [j for j in self.batch if j["id"] not in self.finished and j["id"] != self.current]
 
 
 def _log_tail(log, limit=2000) -> str:
@@ -55,8 +69,8 @@ def _log_tail(log, limit=2000) -> str:
         return ""
 
 
-def _child(job, write_fd, log, memory_mb):
-    """In the forked process: isolate, limit, run the job, and never return."""
+def _child(batch, write_fd, log, memory_mb):
+    """In the forked process: isolate, limit, run the jobs, and never return."""
     try:
         os.setsid()
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -69,35 +83,37 @@ def _child(job, write_fd, log, memory_mb):
             limit = int(memory_mb) * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         writer = os.fdopen(write_fd, "w", buffering=1)
-
-        def emit(event):
-            event["job"] = job["id"]
-            writer.write(json.dumps(event, default=str) + "\n")
-            writer.flush()
-
         from jaxlint.verify import child
-        try:
-            child.run_job(job, emit)
-            emit({"event": "done"})
-        except MemoryError:
-            emit({"event": "internal", "memory": True, "error": "MemoryError in the verifier"})
-        except BaseException:  # noqa: BLE001 - report, then exit
-            emit({"event": "internal", "error": traceback.format_exc()[-3000:]})
+        for job in batch:
+            def emit(event, job_id=job["id"]):
+                event["job"] = job_id
+                writer.write(json.dumps(event, default=str) + "\n")
+                writer.flush()
+
+            emit({"event": "begin"})
+            try:
+                child.run_job(job, emit)
+                emit({"event": "done"})
+            except MemoryError:
+                emit({"event": "internal", "memory": True, "error": "MemoryError in the verifier"})
+                emit({"event": "done"})
+            except BaseException:  # noqa: BLE001 - report, then go on with the next file
+                emit({"event": "internal", "error": traceback.format_exc()[-3000:]})
+                emit({"event": "done"})
     finally:
         os._exit(0)
 
 
-def _start(job, memory_mb, timeout):
+def _start(batch, memory_mb, timeout):
     read_fd, write_fd = os.pipe()
     log = tempfile.TemporaryFile()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _child(job, write_fd, log, memory_mb)
+        _child(batch, write_fd, log, memory_mb)
     os.close(write_fd)
-    deadline = time.monotonic() + timeout if timeout else None
-    return Running(job, pid, read_fd, log, deadline)
+    return Running(batch, pid, read_fd, log, timeout)
 
 
 def _status(wait_status) -> dict:
@@ -111,10 +127,8 @@ def _status(wait_status) -> dict:
     return {"status": "exited", "code": os.WEXITSTATUS(wait_status)}
 
 
-def _finish(run: Running, status: dict):
-    status.update(event="exit", job=run.job["id"], seconds=round(time.monotonic() - run.started, 3),
-                  log_tail=_log_tail(run.log))
-    run.log.close()
+def _exit_event(run: Running, job_id, status: dict):
+    status.update(event="exit", job=job_id, seconds=round(time.monotonic() - run.started, 3))
     send(status)
 
 
@@ -126,6 +140,33 @@ def _kill(run: Running):
             os.kill(run.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def _forward(run: Running, line: bytes):
+    """Pass a child's event on; track which job it is working on."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return
+    kind = event.get("event")
+    if kind == "begin":
+        run.begin(event.get("job"))
+        return
+    os.write(_PROTOCOL_FD, line + b"\n")
+    if kind == "done":
+        run.finished.add(event.get("job"))
+        _exit_event(run, event.get("job"), {"status": "exited", "code": 0})
+        run.current = None
+
+
+def _ended(run: Running, status: dict, pending: list):
+    """The child is gone: the job it was on gets `status`; the jobs it never started are queued
+    again, each in a child of its own (one of them may be what killed the batch)."""
+    if run.current is not None:
+        status["log_tail"] = _log_tail(run.log)
+        _exit_event(run, run.current, status)
+    run.log.close()
+    pending[:0] = [[job] for job in run.remaining()]
 
 
 def serve(jobs: int, timeout: float, memory_mb: int) -> int:
@@ -154,7 +195,11 @@ def serve(jobs: int, timeout: float, memory_mb: int) -> int:
                     stdin_open = False
                 stdin_buffer += chunk
                 *lines, stdin_buffer = stdin_buffer.split(b"\n")
-                pending.extend(json.loads(line) for line in lines if line.strip())
+                # one line = one batch: a JSON list of jobs (or a single job)
+                for line in lines:
+                    if line.strip():
+                        item = json.loads(line)
+                        pending.append(item if isinstance(item, list) else [item])
                 continue
             run = running[fd]
             chunk = os.read(fd, 1 << 16)
@@ -163,12 +208,12 @@ def serve(jobs: int, timeout: float, memory_mb: int) -> int:
                 *lines, run.buffer = run.buffer.split(b"\n")
                 for line in lines:
                     if line.strip():
-                        os.write(_PROTOCOL_FD, line + b"\n")
+                        _forward(run, line)
                 continue
             del running[fd]
             os.close(fd)
             _, wait_status = os.waitpid(run.pid, 0)
-            _finish(run, _status(wait_status))
+            _ended(run, _status(wait_status), pending)
         now = time.monotonic()
         for fd, run in list(running.items()):
             if run.deadline is not None and now >= run.deadline:
@@ -176,7 +221,7 @@ def serve(jobs: int, timeout: float, memory_mb: int) -> int:
                 del running[fd]
                 os.close(fd)
                 os.waitpid(run.pid, 0)
-                _finish(run, {"status": "timeout", "limit": timeout})
+                _ended(run, {"status": "timeout", "limit": timeout}, pending)
     return 0
 
 

@@ -1,0 +1,255 @@
+"""`jaxlint verify` against real JAX (CPU): every fixture's findings must be what JAX does.
+
+The fixture run verifies every file of every rule folder in one call (one zygote, two workers,
+a few files per child process) and each fixture is then checked on its own:
+- a positive's expected findings must all be *confirmed* by JAX;
+- a negative must have no finding, and its examples must run cleanly: no exception, no tracer
+  printed, the same result under jit and eagerly (JAX106), and no recompilation beyond the
+  fixture's `# expected compiles:` (recompilation rules).
+Then one test per verdict (timeout, import error, memory limit, crash, not reproduced,
+synthesized inputs, no example), the `--run` report, and the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import pytest
+
+from fixture_expectations import FIXTURES, expected_findings
+from jaxlint.cli import main
+from jaxlint.verify import command
+from jaxlint.verify import recompiles as rc
+from jaxlint.verify.api import verify_paths
+from jaxlint.verify.directives import parse_examples, parse_expected_compiles
+from jaxlint.verify.runreport import format_text, run_program
+from jaxlint.verify.verdicts import CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED, predicted_error, repetitions
+
+CASES = pathlib.Path(__file__).parent / "verify_cases"
+FOLDERS = sorted(p for p in FIXTURES.glob("JAX[123]*") if p.is_dir())
+FILES = sorted(p for folder in FOLDERS for p in folder.glob("*.py"))
+RECOMPILE_RULES = {"JAX201", "JAX204", "JAX301", "JAX303", "JAX304"}
+
+
+@pytest.fixture(scope="module")
+def fixture_results():
+    results = verify_paths([str(f) for f in FOLDERS], jobs=2, files_per_process=8,
+                           compare_eager=lambda path: os.sep + "JAX106" + os.sep in path)
+    return {pathlib.Path(r.path).resolve(): r for r in results}
+
+
+def _show(fv) -> str:
+    lines = [f"{v.finding.line} {v.finding.code} {v.verdict}: {v.reason}" for v in fv.findings]
+    lines += [f"note[{n['kind']}]: {n['text']}" for n in fv.notes]
+    lines += [f"example {e}" for e in fv.examples]
+    return f"{fv.path} ({fv.status})\n  " + "\n  ".join(lines)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fixture_is_what_jax_does(fixture_results, path):
+    fv = fixture_results[path.resolve()]
+    expected = expected_findings(path)
+    assert fv.status == "ok", _show(fv)
+    assert fv.examples and all(e["evaluated"] for e in fv.examples), _show(fv)
+    if path.name.startswith("pos_"):
+        verdicts = {(v.finding.line, v.finding.code): v for v in fv.findings}
+        for key in sorted(expected):
+            assert key in verdicts, f"no finding {key}\n{_show(fv)}"
+            assert verdicts[key].verdict == CONFIRMED, _show(fv)
+    else:
+        assert not fv.findings, _show(fv)
+        for example in fv.examples:
+            assert example["ok"], _show(fv)
+            if "jit_equals_eager" in example:
+                assert example["jit_equals_eager"] is True, _show(fv)
+        kinds = {n["kind"] for n in fv.notes}
+        assert not kinds & {"error", "tracer", "eager", "problem"}, _show(fv)
+        if path.parent.name in RECOMPILE_RULES and not fv.expected_compiles:
+            assert "recompile" not in kinds, _show(fv)
+    assert "expected-compiles" not in {n["kind"] for n in fv.notes}, _show(fv)
+
+
+def test_every_rule_folder_was_verified(fixture_results):
+    from jaxlint.rules import RULES
+    assert FOLDERS, "no fixture folders"
+    for rule in RULES:
+        if (FIXTURES / rule.code).is_dir():
+            assert any(p.parent.name == rule.code for p in FILES)
+    assert len(fixture_results) == len(FILES)
+
+
+# -- one test per verdict ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def case_results():
+    names = ["hang.py", "import_error.py", "memory_hog.py", "crash.py", "not_reproduced.py",
+             "synthesized.py", "no_example_recompile.py"]
+    paths = [str(CASES / n) for n in names] + [str(FIXTURES / "JAX101" / "pos_helper_interprocedural.py")]
+    # four files per child: the hang and the crash must not take the others down with them
+    results = verify_paths(paths, timeout=3, memory_mb=1024, jobs=2, files_per_process=4)
+    return {pathlib.Path(r.path).name: r for r in results}
+
+
+def _only(fv):
+    assert len(fv.findings) == 1, _show(fv)
+    return fv.findings[0]
+
+
+def test_hanging_module_times_out_and_the_run_goes_on(case_results):
+    v = _only(case_results["hang.py"])
+    assert v.verdict == INCONCLUSIVE and "timed out after 3 s" in v.reason
+    assert "example at line 17" in v.reason
+    assert case_results["hang.py"].status == "timeout"
+    assert _only(case_results["pos_helper_interprocedural.py"]).verdict == CONFIRMED
+
+
+def test_module_raising_at_import_is_inconclusive(case_results):
+    v = _only(case_results["import_error.py"])
+    assert v.verdict == INCONCLUSIVE
+    assert "failed to import" in v.reason and "RuntimeError at line 11" in v.reason
+
+
+def test_module_over_the_memory_limit_is_inconclusive(case_results):
+    fv = case_results["memory_hog.py"]
+    assert fv.status == "memory"
+    v = _only(fv)
+    assert v.verdict == INCONCLUSIVE and "memory limit (1024 MB)" in v.reason
+
+
+def test_process_that_dies_is_inconclusive(case_results):
+    v = _only(case_results["crash.py"])
+    assert v.verdict == INCONCLUSIVE and "SIGABRT" in v.reason
+
+
+def test_finding_that_traces_cleanly_is_not_reproduced(case_results):
+    v = _only(case_results["not_reproduced.py"])
+    assert v.verdict == NOT_REPRODUCED
+    assert "ran through line 9 without an error" in v.reason
+
+
+def test_inputs_are_synthesized_when_there_is_no_example(case_results):
+    verdicts = {v.finding.code: v for v in case_results["synthesized.py"].findings}
+    assert verdicts["JAX103"].verdict == CONFIRMED and "Shapes must be 1D" in verdicts["JAX103"].reason
+    assert verdicts["JAX104"].verdict == CONFIRMED and "Slice entries" in verdicts["JAX104"].reason
+    assert verdicts["JAX108"].verdict == INCONCLUSIVE and "method" in verdicts["JAX108"].reason
+
+
+def test_recompile_finding_without_example_points_to_run(case_results):
+    v = _only(case_results["no_example_recompile.py"])
+    assert v.verdict == INCONCLUSIVE and "verify --run" in v.reason
+
+
+def test_text_and_json_reports(case_results):
+    results = list(case_results.values())
+    text = command.paths_text(results, 1.0)
+    assert "not_reproduced.py:9:8: JAX101 NOT REPRODUCED:" in text
+    assert "NOT REPRODUCED (1)" in text
+    assert "3 confirmed, 1 not reproduced, 6 inconclusive" in text
+    payload = json.loads(json.dumps(command.paths_json(results, 1.0)))
+    assert payload["summary"]["not reproduced"] == 1
+    by_name = {pathlib.Path(f["path"]).name: f for f in payload["files"]}
+    assert by_name["hang.py"]["findings"][0]["verdict"] == INCONCLUSIVE
+
+
+def test_command_line_exit_codes(capsys):
+    assert main(["verify", str(CASES / "not_reproduced.py")]) == 1
+    assert "NOT REPRODUCED" in capsys.readouterr().out
+    assert main(["verify"]) == 2
+    assert main(["verify", str(CASES / "no_such_file.py")]) == 2
+    assert main(["verify", "--max-compiles", "2", str(CASES / "hang.py")]) == 2
+    assert main(["verify", "--run"]) == 2
+    err = capsys.readouterr().err
+    assert "nothing to verify" in err and "no such file" in err
+
+
+def test_help_says_verify_runs_code(capsys):
+    assert main(["verify", "--help"]) == 0
+    assert "RUNS YOUR CODE" in capsys.readouterr().out
+
+
+# -- verify --run -----------------------------------------------------------------------------------
+
+def test_run_report_names_each_recompilation_cause_and_line():
+    report = run_program(str(CASES / "train_script.py"), ["3"], capture=True)
+    assert report.exit == 0 and not report.problem, report.stderr
+    assert "epoch 2: loss" in report.stdout
+    text = format_text(report)
+    assert "train_step (" in text and "train_script.py:15): 6 traces, 6 compiles" in text
+    assert "static argument `epoch` took 3 values (0, 1, 2) at line 32: 2 extra compiles" in text
+    assert "argument `batch` changed shape f32[4,3] -> f32[2,3] at line 32: 3 extra compiles" in text
+    assert "function re-created on every call at line 23" in text
+    assert "predicted by JAX201 at line 32" in text
+    assert "predicted by JAX303 at line 32" in text
+    assert "predicted by JAX301 at line 23" in text
+    assert "32 | w = train_step(w, data[i:i + 4], epoch)" in text
+    assert not report.unpredicted and not report.unobserved
+
+
+def test_run_module_reports_unpredicted_recompilation_and_max_compiles(capfd, monkeypatch):
+    monkeypatch.chdir(CASES)
+    code = main(["verify", "--max-compiles", "1", "--format", "json", "-m", "drift_module", "--flag"])
+    out = capfd.readouterr().out        # the program's own output comes first, then the report
+    payload = json.loads(out[out.index("{"):])
+    assert code == 1
+    assert payload["over_max_compiles"] == ["total", "main.<locals>.<lambda>"]
+    functions = {f["function"]: f for f in payload["functions"]}
+    drift = functions["total"]["recompilations"]
+    assert [r["cause"] for r in drift] == ["dtype"] and drift[0]["line"] == 17
+    assert "changed type i32[8] -> f32[8]" in drift[0]["text"] and not drift[0]["predicted_by"]
+    lam = functions["main.<locals>.<lambda>"]["recompilations"]
+    assert lam[0]["cause"] == "recreated" and lam[0]["predicted_by"][0]["code"] == "JAX301"
+    assert "done ['--flag']" in out
+
+
+# -- pure logic -------------------------------------------------------------------------------------
+
+def test_directives():
+    text = "# jaxlint-example: f(1, 2)\nx = 1\n  #jaxlint-example:  g(\n# expected compiles: f=3, g=1 (why)\n"
+    examples = parse_examples(text)
+    assert [(e.line, e.expr, bool(e.error)) for e in examples] == [(1, "f(1, 2)", False), (3, "g(", True)]
+    assert parse_expected_compiles(text) == {"f": 3, "g": 1}
+
+
+def test_signature_diffs_name_the_cause():
+    old = {"positional": 2, "keywords": [], "args": {"x": ["array", "f32[32,4]", False],
+                                                     "step": ["static", "1", False, "1", False]}}
+    shape = {"positional": 2, "keywords": [], "args": {"x": ["array", "f32[16,4]", False],
+                                                       "step": ["static", "1", False, "1", False]}}
+    static = {"positional": 2, "keywords": [], "args": {"x": ["array", "f32[32,4]", False],
+                                                        "step": ["static", "2", False, "2", False]}}
+    keyword = {"positional": 1, "keywords": ["step"], "args": old["args"]}
+    assert rc.signature_diffs(old, shape) == [(rc.SHAPE, "x", "f32[32,4]", "f32[16,4]")]
+    assert rc.signature_diffs(old, static) == [(rc.STATIC, "step", "1", "2")]
+    assert rc.signature_diffs(old, keyword) == [(rc.SPELLING, "step", "positionally", "by keyword")]
+    identity = {"positional": 2, "keywords": [], "args": {"x": old["args"]["x"],
+                                                          "step": ["static", "Cfg()", False, "99", True]}}
+    first = {"positional": 2, "keywords": [], "args": {"x": old["args"]["x"],
+                                                       "step": ["static", "Cfg()", False, "98", True]}}
+    assert rc.signature_diffs(first, identity)[0][0] == rc.STATIC
+
+
+def test_recreated_function_is_its_own_cause():
+    recs = [{"name": "<lambda>", "def_file": "a.py", "def_line": 3, "call_file": "a.py", "call_line": 3,
+             "obj": i, "sig": None, "parent": None} for i in range(3)]
+    [stats] = rc.group(recs)
+    assert [r.kind for r in stats.recompiles] == [rc.RECREATED, rc.RECREATED]
+    [cause] = rc.summarise(stats)
+    assert cause.text.startswith("function re-created on every call at line 3")
+
+
+def test_loop_repetitions():
+    body = [(5, "mul"), (5, "add")]
+    assert repetitions(body * 20) == (20, 2)
+    assert repetitions(body) == (1, 2)
+    assert repetitions([(5, "mul"), (6, "add"), (5, "mul"), (7, "sub")])[0] == 2
+
+
+def test_predicted_errors_follow_the_rules():
+    bool_err = {"mro": ["TracerBoolConversionError", "ConcretizationTypeError", "TypeError"], "message": ""}
+    slice_err = {"mro": ["IndexError"], "message": "Slice entries must be static integers."}
+    assert predicted_error("JAX101", bool_err) and not predicted_error("JAX104", {"mro": ["IndexError"],
+                                                                                  "message": "out of range"})
+    assert predicted_error("JAX104", slice_err) and not predicted_error("JAX101", slice_err)
+    assert predicted_error("JAX203", {"mro": ["ValueError"], "message": "Jitted function has invalid argnames"})
