@@ -159,6 +159,8 @@ class ModuleIndex:
                 self.module_names.add(name)
             if isinstance(target, ast.Name) and value is not None:
                 try:
+                    if not _small_literal(value):
+                        raise ValueError("a generated table, not a constant worth folding")
                     self.constants[target.id] = ast.literal_eval(value)
                 except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     self.constants.pop(target.id, None)
@@ -239,6 +241,12 @@ def _aux_attributes(func) -> set:
                 if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
                     found.add(node.attr)
     return found
+
+
+def _small_literal(node) -> bool:
+    """Cheap enough to `ast.literal_eval`: a generated table of 100,000 rows took seconds."""
+    return node.end_lineno - node.lineno <= 200 and \
+        len(getattr(node, "elts", None) or getattr(node, "keys", None) or ()) <= 1000
 
 
 def _target_names(target):

@@ -286,7 +286,8 @@ class TracedFinder:
                 continue
             if kw.arg == nums_kw:
                 values = (value,) if isinstance(value, int) else tuple(value) if isinstance(value, (tuple, list)) else None
-                if values is None or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+                if values is None or not all(isinstance(v, int) and not isinstance(v, bool)
+                                             and v.bit_length() <= 256 for v in values):  # printable
                     spec.unresolved = True
                     continue
                 spec.argnums, spec.argnums_node = values, kw.value

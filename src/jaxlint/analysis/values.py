@@ -72,6 +72,8 @@ def copy(v: V, **changes) -> V:
 
 
 def static(const=NO_CONST, pyseq=False, elts=None, shows=None) -> V:
+    if isinstance(const, int) and const.bit_length() > 256:
+        const = NO_CONST    # no shape or count is this large, and str() of it can raise ValueError
     return V(STATIC, const=const, pyseq=pyseq, elts=elts, shows=shows)
 
 

@@ -55,7 +55,7 @@ class UnrolledLoop(Rule):
             elif stop.state == vals.STATIC and isinstance(stop.const, int) and not isinstance(stop.const, bool):
                 start = bounds[0].const if len(bounds) > 1 and isinstance(bounds[0].const, int) else 0
                 step = bounds[2].const if len(bounds) > 2 and isinstance(bounds[2].const, int) else 1
-                count = len(range(start, stop.const, step)) if step else 0
+                count = max(0, -((start - stop.const) // step)) if step else 0   # len(range()) overflows
                 if count < threshold:
                     continue
                 reason = f"it runs {count} iterations (threshold {threshold})"
