@@ -50,6 +50,7 @@ class TracedEntry:
     negative_argnums: bool = False
     via_decorator: bool = False
     host: Optional[FuncInfo] = None              # the plain function whose call starts the trace
+    name_scope: Optional[FuncInfo] = None        # where `call_names` are bound (None: module)
     class_body: object = None                    # ClassInfo when `g = jax.jit(m)` sits in a class body
 
     @property
@@ -137,6 +138,7 @@ class TracedFinder:
                         entry.call_attrs.add(info.name)
                     else:
                         entry.call_names.add(info.name)
+                        entry.name_scope = info.parent
         self._scan_calls(self.index.tree, scope=None, cls=None)
         return self.entries
 
@@ -156,6 +158,7 @@ class TracedFinder:
                 entry = self._wrap_call(child.value, scope, cls)
                 if entry is not None:
                     entry.class_body = cls
+                    entry.name_scope = scope
                     for target in child.targets:
                         if isinstance(target, ast.Name):
                             entry.call_names.add(target.id)

@@ -59,8 +59,7 @@ class StaticUnbounded(Rule):
                     continue
                 for loop in reversed(site.loops):
                     if id(loop) not in varying_cache:
-                        facts = analysis.scope_facts(site.scope)
-                        varying_cache[id(loop)] = calls.varying_names(loop, facts.value_before)
+                        varying_cache[id(loop)] = calls.varying_names(loop, _resolver(analysis, site.scope))
                     reason = calls.expr_varies(arg.node, varying_cache[id(loop)])
                     if reason:
                         yield Finding(
@@ -72,3 +71,16 @@ class StaticUnbounded(Rule):
                                      f"(remove it from static_argnums/static_argnames), or bucket it "
                                      f"to a few values"))
                         break
+
+
+def _resolver(analysis, scope):
+    """What a name was bound to: in the calling function first, then at module level."""
+    local = analysis.scope_facts(scope)
+    module = analysis.scope_facts(None)
+
+    def resolve(name, line):
+        value = local.value_before(name, line)
+        if value is None and scope is not None:
+            value = module.value_before(name, 10 ** 9)
+        return value
+    return resolve
