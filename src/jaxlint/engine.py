@@ -22,7 +22,7 @@ from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 from jaxlint.findings import FileResult, Finding
 from jaxlint.rules import all_rules
-from jaxlint.source import ParsedModule, SourceError, load, parse
+from jaxlint.source import ParsedModule, SourceError, load, parse, paused_gc
 
 ISSUE_URL = "https://github.com/jaxlint/jaxlint/issues"
 _ARRAY_ANNOTATION = re.compile(
@@ -415,6 +415,11 @@ def lint_source(text: str, path: str = "<unknown>", config=None, rules=None,
 
 def lint_file(path: str, config=None, rules=None, data: Optional[bytes] = None,
               honour_noqa: bool = True) -> FileResult:
+    with paused_gc():       # parse + analysis without cyclic GC passes: see source.paused_gc
+        return _lint_file(path, config, rules, data, honour_noqa)
+
+
+def _lint_file(path, config, rules, data, honour_noqa) -> FileResult:
     result = FileResult(path=path)
     try:
         parsed = load(path, data)

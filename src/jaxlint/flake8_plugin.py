@@ -14,7 +14,9 @@ from jaxlint import __version__, deepstack
 from jaxlint.config import (DEFAULT_THRESHOLD, Config, ConfigError, parse_jit_decorators,
                             parse_threshold)
 from jaxlint.engine import analyse_tree, internal_error_text
-from jaxlint.source import RELEVANT_MARKERS
+from jaxlint.source import RELEVANT_MARKERS, paused_gc
+
+_MARKERS = tuple(m.decode() for m in RELEVANT_MARKERS)
 
 
 class JaxlintChecker:
@@ -55,14 +57,16 @@ class JaxlintChecker:
     def _mentions_jax(self) -> bool:
         if self.lines is None:
             return True
-        markers = [m.decode() for m in RELEVANT_MARKERS]
-        return any(m in line for line in self.lines for m in markers)
+        text = "".join(self.lines)      # one C-speed search per marker: ~10 us on 1,000 lines
+        return any(m in text for m in _MARKERS)
 
     def run(self):
         if not self._mentions_jax():
             return
         try:
-            findings = deepstack.call(analyse_tree, self.tree, self.filename, self.config, None, self.lines)
+            with paused_gc():   # flake8's tree has no cycles: see source.paused_gc
+                findings = deepstack.call(analyse_tree, self.tree, self.filename, self.config, None,
+                                          self.lines)
         except RecursionError:
             return
         except Exception as exc:  # noqa: BLE001 - a plugin that raises stops flake8's whole run
