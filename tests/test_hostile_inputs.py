@@ -15,7 +15,7 @@ import libcst
 import pytest
 
 from hostile_support import (GOOD, as_ordinary_reader, assert_good_file_linted, assert_sound,
-                             flake8, jaxlint)
+                             flake8, jaxlint, run)
 from jaxlint.flake8_plugin import JaxlintChecker
 from jaxlint.source import source_lines
 
@@ -364,3 +364,48 @@ def test_broken_symlink(tmp_path):
         assert_sound(result)
         assert_good_file_linted(result)
         assert_one_error(result, "dangling.py", "E902", 0, "No such file or directory")
+
+
+# -- a bug in jaxlint on one file -----------------------------------------------------------------
+
+PLANT_A_BUG = '''import sys
+import jaxlint.engine
+
+class Planted:
+    code = "JAX999"
+    def check(self, analysis):
+        if "planted" in analysis.path:
+            raise ValueError("planted\\nbug " + "x" * 5000)
+        return []
+
+_rules = jaxlint.engine.all_rules
+jaxlint.engine.all_rules = lambda: list(_rules()) + [Planted()]
+if sys.argv.pop(1) == "jaxlint":
+    from jaxlint.cli import main
+else:
+    from flake8.main.cli import main
+raise SystemExit(main(sys.argv[1:]))
+'''
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_internal_error_is_one_line_and_the_other_files_are_linted(tmp_path, jobs):
+    """A rule that raises on one file (planted: no known input does it) must cost only that file:
+    one line naming it, the version and where to report it; a non-zero exit in the CLI."""
+    setup(tmp_path, "planted.py", JIT_SLICE)
+    (tmp_path / "other.py").write_text(JIT_SLICE)
+    (tmp_path / "plant.py").write_text(PLANT_A_BUG)
+    runs = [run([sys.executable, "plant.py", "jaxlint", "check", "--no-cache", "-j", jobs,
+                 "planted.py", "good.py", "other.py"], tmp_path),
+            run([sys.executable, "plant.py", "flake8", "-j", jobs, "--select=JAX,E9",
+                 "planted.py", "good.py", "other.py"], tmp_path)]
+    for result in runs:
+        assert "Traceback" not in result.text
+        assert_good_file_linted(result)
+        assert_finding(result, "other.py", 5, 12)
+        lines = result.lines_for("planted.py")
+        assert len(lines) == 1 and len(lines[0]) < 500, lines
+        assert re.match(r"planted\.py:1:1: JAX000 internal error in jaxlint \d+\.\d+\.\d+\S* while analysing "
+                        r"planted\.py: ValueError: planted bug x+\.\.\. at check:\d+\. Please report it at "
+                        r"https://\S+ with the file\.$", lines[0]), lines[0]
+        assert result.rc != 0
