@@ -20,6 +20,8 @@ import pytest
 
 from fixture_expectations import FIXTURES, expected_findings
 from jaxlint.cli import main
+from jaxlint.engine import lint_file
+from jaxlint.findings import Finding
 from jaxlint.verify import command
 from jaxlint.verify import recompiles as rc
 from jaxlint.verify.api import verify_paths
@@ -82,13 +84,28 @@ def test_every_rule_folder_was_verified(fixture_results):
 
 # -- one test per verdict ----------------------------------------------------------------------------
 
+NOT_REPRODUCED_LINE = next(i for i, line in enumerate((CASES / "not_reproduced.py").read_text().splitlines(), 1)
+                           if line.strip().startswith("if x.shape"))
+
+
+def _lint_with_planted_finding(path):
+    """The engine's findings, plus a JAX101 on not_reproduced.py's static `if` (no rule flags
+    that line: it stands for a false alarm)."""
+    result = lint_file(path)
+    if pathlib.Path(path).name == "not_reproduced.py":
+        result.findings.append(Finding("JAX101", NOT_REPRODUCED_LINE, 7, "planted false alarm",
+                                       function="widen", param="n"))
+    return result
+
+
 @pytest.fixture(scope="module")
 def case_results():
     names = ["hang.py", "import_error.py", "memory_hog.py", "crash.py", "not_reproduced.py",
-             "synthesized.py", "no_example_recompile.py"]
+             "eager_only.py", "synthesized.py", "no_example_recompile.py"]
     paths = [str(CASES / n) for n in names] + [str(FIXTURES / "JAX101" / "pos_helper_interprocedural.py")]
     # four files per child: the hang and the crash must not take the others down with them
-    results = verify_paths(paths, timeout=3, memory_mb=1024, jobs=2, files_per_process=4)
+    results = verify_paths(paths, timeout=3, memory_mb=1024, jobs=2, files_per_process=4,
+                           lint=_lint_with_planted_finding)
     return {pathlib.Path(r.path).name: r for r in results}
 
 
@@ -126,7 +143,12 @@ def test_process_that_dies_is_inconclusive(case_results):
 def test_finding_that_traces_cleanly_is_not_reproduced(case_results):
     v = _only(case_results["not_reproduced.py"])
     assert v.verdict == NOT_REPRODUCED
-    assert "ran through line 9 without an error" in v.reason
+    assert f"traced line {NOT_REPRODUCED_LINE} without an error" in v.reason
+
+
+def test_line_run_only_eagerly_does_not_refute_the_finding(case_results):
+    v = _only(case_results["eager_only.py"])
+    assert v.verdict == INCONCLUSIVE and "only eagerly" in v.reason
 
 
 def test_inputs_are_synthesized_when_there_is_no_example(case_results):
@@ -144,18 +166,23 @@ def test_recompile_finding_without_example_points_to_run(case_results):
 def test_text_and_json_reports(case_results):
     results = list(case_results.values())
     text = command.paths_text(results, 1.0)
-    assert "not_reproduced.py:9:8: JAX101 NOT REPRODUCED:" in text
+    assert f"not_reproduced.py:{NOT_REPRODUCED_LINE}:8: JAX101 NOT REPRODUCED:" in text
     assert "NOT REPRODUCED (1)" in text
-    assert "3 confirmed, 1 not reproduced, 6 inconclusive" in text
+    assert "3 confirmed, 1 not reproduced, 7 inconclusive" in text
     payload = json.loads(json.dumps(command.paths_json(results, 1.0)))
     assert payload["summary"]["not reproduced"] == 1
     by_name = {pathlib.Path(f["path"]).name: f for f in payload["files"]}
     assert by_name["hang.py"]["findings"][0]["verdict"] == INCONCLUSIVE
 
 
-def test_command_line_exit_codes(capsys):
-    assert main(["verify", str(CASES / "not_reproduced.py")]) == 1
-    assert "NOT REPRODUCED" in capsys.readouterr().out
+def test_command_line_exit_codes(capsys, monkeypatch):
+    monkeypatch.setattr("jaxlint.verify.api.lint_file", _lint_with_planted_finding)
+    assert main(["verify", "--format", "json", str(CASES / "not_reproduced.py"), str(CASES / "eager_only.py")]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    verdicts = [f["findings"][0]["verdict"] for f in payload["files"]]
+    assert verdicts == [NOT_REPRODUCED, INCONCLUSIVE]
+    assert main(["verify", "-q", str(CASES / "eager_only.py")]) == 0
+    assert "JAX101 inconclusive" in capsys.readouterr().out
     assert main(["verify"]) == 2
     assert main(["verify", str(CASES / "no_such_file.py")]) == 2
     assert main(["verify", "--max-compiles", "2", str(CASES / "hang.py")]) == 2

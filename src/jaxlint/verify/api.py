@@ -83,14 +83,14 @@ def _module_name(index: int, path: str) -> str:
     return f"_jaxlint_verify_{index}_{stem}"
 
 
-def plan_file(index: int, path: str, compare_eager: bool = False) -> _Plan:
+def plan_file(index: int, path: str, compare_eager: bool = False, lint=None) -> _Plan:
     notes = []
     try:
         text = read_source(path)
     except (OSError, SyntaxError, UnicodeDecodeError) as exc:
         return _Plan(path, SourceContext(""), [], [], {}, {}, {}, None, notes, f"cannot read: {exc}")
     ctx = SourceContext(text)
-    result = lint_file(path)
+    result = (lint or lint_file)(path)
     if result.error or result.internal_error:
         return _Plan(path, ctx, [], [], {}, {}, {}, None, notes, result.error or result.internal_error)
     findings = list(result.findings)
@@ -150,7 +150,8 @@ def _stop_reason(outcome, plan: _Plan, memory_mb: int) -> tuple:
     if internal:
         if internal[-1].get("memory"):
             return "memory", f"exceeded the memory limit ({memory_mb} MB) {where}"
-        return "crashed", f"internal error in the verifier {where}: {internal[-1].get('error', '').strip().splitlines()[-1:]}"
+        last = (internal[-1].get("error") or "").strip().splitlines()[-1:] or ["?"]
+        return "crashed", f"internal error in the verifier {where}: {last[0]}"
     status = exit_.get("status")
     if status == "timeout":
         return "timeout", f"timed out after {exit_.get('limit', 0):g} s {where}"
@@ -272,15 +273,15 @@ def _describe_units(fv: FileVerdicts, plan: _Plan, observations: dict, judge: Ju
 
 def verify_paths(paths, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB,
                  jobs: Optional[int] = None, compare_eager=False, progress=None,
-                 files_per_process: int = 1) -> list:
+                 files_per_process: int = 1, lint=None) -> list:
     """Verify every finding in `paths` (files or folders). RUNS the files' code in child
     processes (one per file; `files_per_process` > 1 shares a child among that many files, see
     supervisor.run_jobs). `compare_eager` (a bool, or a function of the path) also runs every
     example under jax.disable_jit() and compares. `progress(done, total, path)` is called as
-    files finish."""
+    files finish. `lint(path)` -> FileResult gives the findings (default: the engine's)."""
     files = list(iter_python_files(paths))
     eager = compare_eager if callable(compare_eager) else (lambda _path: bool(compare_eager))
-    plans = [plan_file(i, path, eager(path)) for i, path in enumerate(files)]
+    plans = [plan_file(i, path, eager(path), lint) for i, path in enumerate(files)]
     job_list = [p.job for p in plans if p.job is not None]
     total = len(job_list)
     done = [0]

@@ -102,19 +102,40 @@ class LineAttributedOutput(io.TextIOBase):
         pass
 
 
+def _trace_probe():
+    """A function telling whether JAX is tracing right now (not evaluating eagerly), or None
+    when this JAX version's internals are not the ones known here."""
+    try:
+        from jax._src import core
+        context, eager = core.trace_ctx, core.EvalTrace
+        type(context.trace)
+    except Exception:  # noqa: BLE001
+        return None
+    return lambda: type(context.trace) is not eager
+
+
 class LineCoverage:
-    """The lines of one file executed while active (sys.settrace, this thread only)."""
+    """The lines of one file executed while active (sys.settrace, this thread only), and those
+    executed while JAX was tracing (under jit, a transform or a lax body)."""
 
     def __init__(self, filename: str):
         self.filename = filename
         self.lines: set = set()
+        self.traced: set = set()
         self._previous = None
         self._matches: dict = {}
+        self._tracing = _trace_probe()
 
     def _local(self, frame, event, arg):
         if event == "line":
-            self.lines.add(frame.f_lineno)
+            line = frame.f_lineno
+            self.lines.add(line)
+            if self._tracing is not None and line not in self.traced and self._tracing():
+                self.traced.add(line)
         return self._local
+
+    def traced_lines(self):
+        return sorted(self.traced) if self._tracing is not None else None
 
     def _global(self, frame, event, arg):
         # called on every Python call while active: one dict lookup on the fast path
@@ -344,7 +365,7 @@ def evaluate(unit: dict, namespace: dict, path: str, filename: str, probes: dict
     else:
         ok, result, error, out = _eval(code, namespace, path)
     obs = {"ok": ok, "error": error, "seconds": round(time.perf_counter() - start, 4),
-           "lines": sorted(coverage.lines), "writes": out.writes,
+           "lines": sorted(coverage.lines), "traced_lines": coverage.traced_lines(), "writes": out.writes,
            "traces": recorder.records[mark:], "trace_offset": mark}
     if unit["kind"] == "synth" or not ok:
         return obs
@@ -391,9 +412,9 @@ def _stage(code, namespace, path, probes, recorder):
     finally:
         sys.stdout = saved
     return {"ok": True, "error": None, "staged": True, "seconds": round(time.perf_counter() - start, 4),
-            "lines": sorted(coverage.lines), "writes": out.writes, "traces": recorder.records[mark:],
-            "trace_offset": mark, "eqns": [{"function": "<example>", "seq": equation_lines(jaxpr, path)}],
-            "eqn_errors": []}
+            "lines": sorted(coverage.lines), "traced_lines": coverage.traced_lines(), "writes": out.writes,
+            "traces": recorder.records[mark:], "trace_offset": mark,
+            "eqns": [{"function": "<example>", "seq": equation_lines(jaxpr, path)}], "eqn_errors": []}
 
 
 def _staged_equations(code, namespace, path, recorder, mark):

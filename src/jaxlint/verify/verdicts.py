@@ -28,6 +28,7 @@ INCONCLUSIVE = "inconclusive"
 ERROR_CODES = {"JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX108", "JAX202", "JAX203"}
 RECOMPILE_CODES = {"JAX201": {rc.STATIC}, "JAX204": {rc.STATIC}, "JAX301": {rc.RECREATED},
                    "JAX303": {rc.SHAPE}, "JAX304": {rc.SPELLING, rc.DTYPE, rc.STATIC, rc.STRUCTURE}}
+HASH_MESSAGE = "parameters to jaxpr equations must have __hash__"
 RUN_HINT = "run the program under `jaxlint verify --run` to see its real compiles"
 
 
@@ -59,13 +60,11 @@ def predicted_error(code: str, err: dict) -> bool:
                    "TracerArrayConversionError") or _is(err, "TypeError")
     if code == "JAX103":
         return (_is(err, "ConcretizationTypeError", "TracerIntegerConversionError")
-                or (_is(err, "TypeError") and _says(err, "Shapes must be 1D",
-                                                     "parameters to jaxpr equations must have __hash__"))
+                or (_is(err, "TypeError") and _says(err, "Shapes must be 1D", HASH_MESSAGE))
                 or (_is(err, "ValueError") and _says(err, "Non-hashable static")))
     if code == "JAX104":
         return ((_is(err, "IndexError") and _says(err, "Slice entries must be static"))
-                or (_is(err, "TypeError") and _says(err, "Shapes must be 1D",
-                                                     "parameters to jaxpr equations must have __hash__"))
+                or (_is(err, "TypeError") and _says(err, "Shapes must be 1D", HASH_MESSAGE))
                 or _is(err, "TracerIntegerConversionError", "ConcretizationTypeError"))
     if code == "JAX105":
         return _is(err, "NonConcreteBooleanIndexError", "ConcretizationTypeError")
@@ -109,13 +108,24 @@ class Judge:
             return f"example at line {unit['line']} (`{_clip(unit['expr'])}`)"
         return f"synthesized call `{_clip(unit['expr'], 90)}`"
 
-    def reached(self, finding, obs) -> bool:
-        lines = set(obs.get("lines", []))
+    def reached(self, finding, obs, traced: bool = None) -> bool:
+        """Whether the unit ran the finding's line; for trace-time claims, while JAX was tracing
+        (a line run eagerly, e.g. under jax.disable_jit, does not exercise the finding)."""
+        if traced is None:
+            traced = finding.code not in RECOMPILE_CODES and finding.code not in ("JAX202", "JAX203")
+        lines = obs.get("traced_lines") if traced else None
+        lines = set(obs.get("lines", []) if lines is None else lines)
         if finding.code == "JAX108":
             body = self.ctx.body_lines(finding.function)
             return bool(body) and any(body[0] <= line <= body[1] for line in lines)
         start, end = self.ctx.statement_span(finding.line)
         return any(start <= line <= end for line in lines) or finding.line in lines
+
+    def not_reached(self, finding, unit, obs) -> tuple:
+        if self.reached(finding, obs, traced=False):
+            return "unreached", (f"{self.unit_label(unit)} ran line {finding.line} only eagerly (JAX was not "
+                                 f"tracing), so it does not exercise the finding"), {}
+        return "unreached", f"{self.unit_label(unit)} did not reach line {finding.line}", {}
 
     def at_finding(self, finding, err) -> bool:
         line = err.get("line")
@@ -144,8 +154,8 @@ class Judge:
         err = obs.get("error")
         if obs.get("ok") or not err:
             if self.reached(finding, obs):
-                return "clean", f"{self.unit_label(unit)} ran through line {finding.line} without an error", {}
-            return "unreached", f"{self.unit_label(unit)} ran without reaching line {finding.line}", {}
+                return "clean", f"{self.unit_label(unit)} traced line {finding.line} without an error", {}
+            return self.not_reached(finding, unit, obs)
         evidence = {"exception": err.get("type"), "message": error_head(err), "line": err.get("line")}
         if is_memory_error(err):
             return "other", f"{self.unit_label(unit)} ran out of memory", evidence
@@ -174,7 +184,7 @@ class Judge:
         if not obs.get("ok"):
             return "other", f"{self.unit_label(unit)} raised {error_words(obs['error'])}", {}
         if not self.reached(finding, obs):
-            return "unreached", f"{self.unit_label(unit)} did not reach line {finding.line}", {}
+            return self.not_reached(finding, unit, obs)
         eager = obs.get("eager")
         if not eager:
             return "other", "no jit-versus-eager comparison was made", {}
@@ -201,8 +211,8 @@ class Judge:
         if not obs.get("ok"):
             return "other", f"{self.unit_label(unit)} raised {error_words(obs['error'])}", {}
         if self.reached(finding, obs):
-            return "clean", f"line {finding.line} ran but printed no tracer", {}
-        return "unreached", f"{self.unit_label(unit)} did not reach line {finding.line}", {}
+            return "clean", f"line {finding.line} ran under tracing but printed no tracer", {}
+        return self.not_reached(finding, unit, obs)
 
     def _recompile(self, finding, unit, obs):
         stats = rc.group(self.in_file(obs.get("traces", [])))
@@ -222,7 +232,8 @@ class Judge:
             if matching:
                 fs = matching[0][0]
                 causes = [c.text for c in rc.summarise(fs) if c.kind in kinds]
-                return "confirmed", (f"`{fs.qualname}` compiled {fs.traces} times: {causes[0] if causes else matching[0][1].text}"), \
+                cause = causes[0] if causes else matching[0][1].text
+                return "confirmed", f"`{fs.qualname}` compiled {fs.traces} times: {cause}", \
                     {"function": fs.qualname, "traces": fs.traces, "compiles": fs.compiles,
                      "causes": [c.text for c in rc.summarise(fs)]}
         if at_line:
