@@ -134,27 +134,33 @@ class Analysis:
         One pruned walk for all jitted functions (a walk per function is quadratic in files with
         thousands of jit sites), visiting only statements whose lines mention a callee's name."""
         sites = {id(e): [(call, False) for call in e.immediate_calls] if e.is_jit else [] for e in self.entries}
-        by_name, by_attr = {}, {}
+        # Names are looked up where they are bound: a nested def's name only inside its parent
+        # (test files define many nested `foo`s), a module-level name anywhere.
+        roots = {}
         for entry in self.entries:
             if entry.is_jit:
+                root = entry.name_scope.node if entry.name_scope is not None else self.tree
+                by_name, by_attr = roots.setdefault(id(root), (root, {}, {}))[1:]
                 for name in entry.call_names:
                     by_name.setdefault(name, []).append(entry)
-                for attr in entry.call_attrs:
-                    by_attr.setdefault(attr, []).append(entry)
-        if not by_name and not by_attr:
-            return sites
-        line_filter = LineFilter(self.lines, set(by_name) | set(by_attr))
-        for node in pruned_walk(self.tree, line_filter):
-            if not isinstance(node, ast.Call):
+                if root is self.tree:
+                    for attr in entry.call_attrs:
+                        by_attr.setdefault(attr, []).append(entry)
+        for root, by_name, by_attr in roots.values():
+            if not by_name and not by_attr:
                 continue
-            func = node.func
-            if isinstance(func, ast.Name) and func.id in by_name:
-                for entry in by_name[func.id]:
-                    sites[id(entry)].append((node, False))
-            elif isinstance(func, ast.Attribute) and func.attr in by_attr:
-                for entry in by_attr[func.attr]:
-                    skips = entry.func is not None and entry.func.is_method and not entry.bound
-                    sites[id(entry)].append((node, skips))
+            line_filter = LineFilter(self.lines, set(by_name) | set(by_attr))
+            for node in pruned_walk(root, line_filter):
+                if not isinstance(node, ast.Call):
+                    continue
+                func = node.func
+                if isinstance(func, ast.Name) and func.id in by_name:
+                    for entry in by_name[func.id]:
+                        sites[id(entry)].append((node, False))
+                elif isinstance(func, ast.Attribute) and func.attr in by_attr:
+                    for entry in by_attr[func.attr]:
+                        skips = entry.func is not None and entry.func.is_method and not entry.bound
+                        sites[id(entry)].append((node, skips))
         for found in sites.values():
             found.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         return sites
