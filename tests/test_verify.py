@@ -101,7 +101,7 @@ def _lint_with_planted_finding(path):
 @pytest.fixture(scope="module")
 def case_results():
     names = ["hang.py", "import_error.py", "memory_hog.py", "crash.py", "not_reproduced.py",
-             "eager_only.py", "synthesized.py", "no_example_recompile.py"]
+             "eager_only.py", "synthesized.py", "synthesized_more.py", "no_example_recompile.py"]
     paths = [str(CASES / n) for n in names] + [str(FIXTURES / "JAX101" / "pos_helper_interprocedural.py")]
     # four files per child: the hang and the crash must not take the others down with them
     results = verify_paths(paths, timeout=3, memory_mb=1024, jobs=2, files_per_process=4,
@@ -158,6 +158,16 @@ def test_inputs_are_synthesized_when_there_is_no_example(case_results):
     assert verdicts["JAX108"].verdict == INCONCLUSIVE and "method" in verdicts["JAX108"].reason
 
 
+def test_synthesized_inputs_follow_use_in_helpers_keys_prints_and_loops(case_results):
+    verdicts = {v.finding.code: v for v in case_results["synthesized_more.py"].findings}
+    assert set(verdicts) == {"JAX102", "JAX103", "JAX107", "JAX302"}
+    assert all(v.verdict == CONFIRMED for v in verdicts.values()), [v.reason for v in verdicts.values()]
+    assert "{'b': __jaxlint_jnp__.ones((4,)), 'w'" in verdicts["JAX102"].evidence["unit"]
+    assert "random.PRNGKey(0)" in verdicts["JAX103"].evidence["unit"]
+    assert "printed `x is JitTracer" in verdicts["JAX107"].reason
+    assert verdicts["JAX302"].evidence["copies"] == 20
+
+
 def test_recompile_finding_without_example_points_to_run(case_results):
     v = _only(case_results["no_example_recompile.py"])
     assert v.verdict == INCONCLUSIVE and "verify --run" in v.reason
@@ -168,7 +178,7 @@ def test_text_and_json_reports(case_results):
     text = command.paths_text(results, 1.0)
     assert f"not_reproduced.py:{NOT_REPRODUCED_LINE}:8: JAX101 NOT REPRODUCED:" in text
     assert "NOT REPRODUCED (1)" in text
-    assert "3 confirmed, 1 not reproduced, 7 inconclusive" in text
+    assert "7 confirmed, 1 not reproduced, 7 inconclusive" in text
     payload = json.loads(json.dumps(command.paths_json(results, 1.0)))
     assert payload["summary"]["not reproduced"] == 1
     by_name = {pathlib.Path(f["path"]).name: f for f in payload["files"]}

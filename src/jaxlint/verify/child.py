@@ -367,13 +367,20 @@ def evaluate(unit: dict, namespace: dict, path: str, filename: str, probes: dict
     obs = {"ok": ok, "error": error, "seconds": round(time.perf_counter() - start, 4),
            "lines": sorted(coverage.lines), "traced_lines": coverage.traced_lines(), "writes": out.writes,
            "traces": recorder.records[mark:], "trace_offset": mark}
-    if unit["kind"] == "synth" or not ok:
+    if not ok:
         return obs
     if probes.get("second_run"):
         mark2 = recorder.mark()
         ok2, _, error2, out2 = _eval(code, namespace, path)
         obs["second"] = {"ok": ok2, "error": error2, "writes": out2.writes,
                          "traces": recorder.records[mark2:]}
+    if unit["kind"] == "synth":
+        # a .trace() / make_jaxpr result: no value to compare, but its jaxpr shows any unrolling
+        if probes.get("jaxpr"):
+            jaxpr = getattr(result, "jaxpr", result)
+            obs["eqns"] = [{"function": unit.get("target"), "seq": equation_lines(jaxpr, path)}] \
+                if hasattr(getattr(jaxpr, "jaxpr", jaxpr), "eqns") else []
+        return obs
     if probes.get("eager"):
         import jax
         with recorder.paused(), jax.disable_jit():

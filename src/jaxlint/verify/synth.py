@@ -9,8 +9,10 @@ otherwise) without compiling. Guesses, in order of trust:
   `Float[Array, "b n"]` (named dimensions become 4, dtype from the jaxtyping class);
 - defaults: a parameter with a default is left out, unless the finding is about it (only a
   passed value is traced), then its default literal is passed;
-- use in the body: `.shape`/`.ndim`/`.T`/subscripting/`@`/array methods -> an array; `range(n)`,
-  slice bounds and shape arguments -> an integer scalar; the rest -> integer scalar 3;
+- use in the body (and in same-file functions it is passed to): `.shape`/`.ndim`/`.T`/
+  subscripting/`@`/array methods -> an array; `p["w"]` -> a dict of arrays; the first argument of
+  `jax.random.*` -> a PRNG key; `range(n)`, slice bounds, indices and shape arguments -> the
+  integer 3; any other scalar -> 1.5;
 - then whole-function fallbacks: every unknown parameter as 3, as `ones((4,))`, as
   `ones((4, 4))`, as 1.5.
 """
@@ -93,10 +95,13 @@ def _jaxtyping_shape(spec: str) -> str:
 class _Usage(ast.NodeVisitor):
     """Which parameters the body treats as arrays and which as integers (sizes, bounds)."""
 
-    def __init__(self, params):
+    def __init__(self, params, ctx=None, depth=0):
         self.params = set(params)
         self.array: set = set()
         self.integer: set = set()
+        self.keys: dict = {}                 # parameter -> string keys it is subscripted with
+        self.rng: set = set()                # parameters used as PRNG keys
+        self.ctx, self.depth = ctx, depth
 
     def _names(self, node):
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.params}
@@ -107,15 +112,56 @@ class _Usage(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Subscript(self, node):
-        if isinstance(node.value, ast.Name) and node.value.id in self.params:
-            self.array.add(node.value.id)
         index = node.slice
+        if isinstance(node.value, ast.Name) and node.value.id in self.params:
+            if isinstance(index, ast.Constant) and isinstance(index.value, str):
+                self.keys.setdefault(node.value.id, set()).add(index.value)     # params["w"]
+            else:
+                self.array.add(node.value.id)
         for part in index.elts if isinstance(index, ast.Tuple) else [index]:
             if isinstance(part, ast.Slice):
                 for bound in (part.lower, part.upper, part.step):
                     if bound is not None:
                         self.integer |= self._names(bound)
+            elif isinstance(part, ast.Name) and part.id in self.params:
+                self.integer.add(part.id)                                       # xs[i]
         self.generic_visit(node)
+
+    def _callee(self, node):
+        """A same-file function called here, directly or through jax.grad & co."""
+        func = node.func
+        if isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name):
+            func = func.args[0]                                # jax.value_and_grad(loss_fn)(...)
+        if isinstance(func, ast.Name) and self.ctx is not None and self.depth < 2:
+            return self.ctx.function(func.id) if func.id in self.ctx._functions else None
+        return None
+
+    def _follow(self, node):
+        callee = self._callee(node)
+        if callee is None:
+            return
+        names = [a.arg for a in callee.args.posonlyargs + callee.args.args]
+        mapping = {}
+        for name, arg in zip(names, node.args):
+            if isinstance(arg, ast.Name) and arg.id in self.params:
+                mapping[name] = arg.id
+        for kw in node.keywords:
+            if kw.arg and isinstance(kw.value, ast.Name) and kw.value.id in self.params:
+                mapping[kw.arg] = kw.value.id
+        if not mapping:
+            return
+        inner = _Usage(list(mapping), self.ctx, self.depth + 1)
+        for stmt in callee.body:
+            inner.visit(stmt)
+        for theirs, ours in mapping.items():
+            if theirs in inner.array:
+                self.array.add(ours)
+            if theirs in inner.integer:
+                self.integer.add(ours)
+            if theirs in inner.keys:
+                self.keys.setdefault(ours, set()).update(inner.keys[theirs])
+            if theirs in inner.rng:
+                self.rng.add(ours)
 
     def visit_BinOp(self, node):
         if isinstance(node.op, ast.MatMult):
@@ -123,6 +169,14 @@ class _Usage(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node):
+        self._follow(node)
+        func_text = _annotation_text(node.func)
+        if ("random." in func_text or func_text.startswith(("jr.", "jrandom."))) and node.args \
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in self.params:
+            if func_text.split(".")[-1] in ("PRNGKey", "key"):
+                self.integer.add(node.args[0].id)                            # random.PRNGKey(seed)
+            else:
+                self.rng.add(node.args[0].id)                                # jax.random.normal(key, ...)
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         if name == "range":
             for arg in node.args:
@@ -144,7 +198,7 @@ class _Usage(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def candidates(node, positional_only_count: int = 0, wanted=()) -> list:
+def candidates(node, ctx=None, wanted=()) -> list:
     """Keyword-argument sets (name -> expression) to try for function `node`, best first.
 
     `wanted` are the parameters the finding is about: always passed, never left to a default."""
@@ -153,7 +207,7 @@ def candidates(node, positional_only_count: int = 0, wanted=()) -> list:
     defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     params = [a for a in positional + args.kwonlyargs]
-    usage = _Usage([a.arg for a in params])
+    usage = _Usage([a.arg for a in params], ctx)
     for stmt in node.body:
         usage.visit(stmt)
     annotated, unknown, fixed = {}, [], {}
@@ -167,17 +221,26 @@ def candidates(node, positional_only_count: int = 0, wanted=()) -> list:
             fixed[a.arg] = ast.unparse(defaults[a.arg])
         else:
             unknown.append(a.arg)
-    hinted = {}
+    hinted, containers = {}, {}
     for name in unknown:
-        if name in usage.array and name not in usage.integer:
+        if name in usage.rng or name in ("key", "rng", "prng_key", "rng_key"):
+            containers[name] = f"{JAX}.random.PRNGKey(0)"
+            hinted[name] = containers[name]
+        elif name in usage.keys:
+            containers[name] = "{" + ", ".join(f"{k!r}: {JNP}.ones((4,))" for k in sorted(usage.keys[name])) + "}"
+            hinted[name] = containers[name]
+        elif name in usage.array and name not in usage.integer:
             hinted[name] = f"{JNP}.ones((4,))"
-        else:
+        elif name in usage.integer:
             hinted[name] = "3"
+        else:
+            hinted[name] = "1.5"          # a scalar nothing says is an integer (grad needs floats)
+    plain = [n for n in unknown if n not in containers]
     sets = [hinted,
-            {n: "3" for n in unknown},
-            {n: f"{JNP}.ones((4,))" for n in unknown},
-            {n: f"{JNP}.ones((4, 4))" for n in unknown},
-            {n: "1.5" for n in unknown}]
+            {**containers, **{n: "3" for n in plain}},
+            {**containers, **{n: f"{JNP}.ones((4,))" for n in plain}},
+            {**containers, **{n: f"{JNP}.ones((4, 4))" for n in plain}},
+            {**containers, **{n: "1.5" for n in plain}}]
     out, seen = [], set()
     for guess in sets:
         full = {**fixed, **annotated, **guess}
@@ -210,4 +273,4 @@ def synthesize(ctx, qualname: str, wanted=()) -> tuple:
         return [], f"`{qualname}` is a method: inputs need an instance"
     if node.args.vararg is not None and not (node.args.args or node.args.posonlyargs):
         return [], f"`{qualname}` takes *args only"
-    return [call_expression(qualname, node, a) for a in candidates(node, wanted=set(wanted))], ""
+    return [call_expression(qualname, node, a) for a in candidates(node, ctx, wanted=set(wanted))], ""
