@@ -261,3 +261,19 @@ def test_rebinding_a_constant_to_a_table_forgets_it():
     rows = "".join(f"    {i},\n" for i in range(2000))
     index = ModuleIndex(ast.parse(f"N = 3\nN = [\n{rows}]\n"))
     assert "N" not in index.constants
+
+
+def test_line_filter_is_linear_in_the_number_of_names():
+    # One regex alternation of every jitted name: 40,000 names cost seconds to compile and search.
+    import re
+    import time
+
+    from jaxlint.analysis.module import LineFilter
+    names = {f"layer{i}" for i in range(40_000)}
+    lines = [f"    y = layer{i}(x) + my_layer{i}" if i % 2 else f"    y = my_layer{i}(x)" for i in range(40_000)]
+    start = time.process_time()
+    hits = LineFilter(lines, names | {"jit"}).hits
+    assert time.process_time() - start < 1.0
+    assert hits == [i + 1 for i in range(40_000) if i % 2]
+    assert LineFilter(["f = jax.jit(g)", "jitter = 1", "x = _jit"], {"jit"}).hits == [1]
+    assert LineFilter(["x = 1"], set()).hits is None and re.compile(r"\w+").findall("é_1") == ["é_1"]

@@ -270,6 +270,9 @@ def _child_bodies(stmt):
         yield case.body
 
 
+_WORD = re.compile(r"\w+")
+
+
 class LineFilter:
     """Which lines mention any of some words: lets walks skip statements that cannot matter.
 
@@ -279,8 +282,10 @@ class LineFilter:
     def __init__(self, lines, words):
         self.hits = None
         if lines is not None and words:
-            pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words)) + r")\b")
-            self.hits = [i for i, line in enumerate(lines, 1) if pattern.search(line)]
+            # A line's identifiers against a set: as fast as one regex of a few words, and linear in
+            # the words too (compiling an alternation of 20,000 jitted names took 8 s).
+            words = frozenset(words)
+            self.hits = [i for i, line in enumerate(lines, 1) if not words.isdisjoint(_WORD.findall(line))]
 
     def touches(self, node) -> bool:
         if self.hits is None:
