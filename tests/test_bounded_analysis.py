@@ -265,7 +265,6 @@ def test_rebinding_a_constant_to_a_table_forgets_it():
 
 def test_line_filter_is_linear_in_the_number_of_names():
     # One regex alternation of every jitted name: 40,000 names cost seconds to compile and search.
-    import re
     import time
 
     from jaxlint.analysis.module import LineFilter
@@ -276,4 +275,4 @@ def test_line_filter_is_linear_in_the_number_of_names():
     assert time.process_time() - start < 1.0
     assert hits == [i + 1 for i in range(40_000) if i % 2]
     assert LineFilter(["f = jax.jit(g)", "jitter = 1", "x = _jit"], {"jit"}).hits == [1]
-    assert LineFilter(["x = 1"], set()).hits is None and re.compile(r"\w+").findall("é_1") == ["é_1"]
+    assert LineFilter(["x = 1"], set()).hits is None
