@@ -27,6 +27,7 @@ SPELLING = "spelling"        # positional vs keyword, or a default left out vs p
 RECREATED = "recreated"      # a new function object for the same code (jit of a fresh lambda...)
 UNKNOWN = "unknown"
 
+_OBJECT = re.compile(r"^<([\w.]+) object at 0x[0-9a-f]+>")
 _AVAL = re.compile(r"^(?P<dtype>[a-z]+\d*)\[(?P<shape>[^\]]*)\]")
 _TEXT_STATIC = re.compile(r"\* at input path (?P<path>\S+), now .*?Static\(val=(?P<now>.*?)\) and before "
                           r".*?Static\(val=(?P<before>.*?)\), so")
@@ -261,7 +262,11 @@ def summarise(stats: FunctionStats) -> list:
         times = "1 extra compile" if n == 1 else f"{n} extra compiles"
         if kind == STATIC:
             values = _static_values(stats, param)
-            shown = ", ".join(values[:6]) + (", …" if len(values) > 6 else "")
+            objects = {m.group(1) for m in (_OBJECT.match(v) for v in values) if m}
+            if len(objects) == 1 and all(_OBJECT.match(v) for v in values):
+                shown = f"each a new `{objects.pop().split('.')[-1]}` object, hashed by identity"
+            else:
+                shown = ", ".join(values[:6]) + (", …" if len(values) > 6 else "")
             text = f"static argument `{param}` took {len(values)} values ({shown}){where}: {times}"
         elif kind == SHAPE:
             pairs = []

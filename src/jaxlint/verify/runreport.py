@@ -249,8 +249,10 @@ def format_text(report: RunReport) -> str:
     total = sum(len(fr.causes) for fr in report.functions)
     recompiles = sum(c.cause.count for fr in report.functions for c in fr.causes)
     predicted = sum(c.cause.count for fr in report.functions for c in fr.causes if c.predicted_by)
-    out.append(f"summary: {len(report.functions)} traced functions, {recompiles} recompilations from "
-               f"{total} causes, {predicted} predicted by static findings, {recompiles - predicted} not")
+    n = len(report.functions)
+    out.append(f"summary: {n} traced function{'s' * (n != 1)}, {recompiles} recompilation"
+               f"{'s' * (recompiles != 1)} from {total} cause{'s' * (total != 1)}, {predicted} predicted "
+               f"by static findings, {recompiles - predicted} not")
     return "\n".join(out)
 
 
