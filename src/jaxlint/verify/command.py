@@ -67,6 +67,14 @@ def _error(message: str) -> int:
 
 
 def main(args) -> int:
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("\njaxlint verify: interrupted; the child processes were stopped\n")
+        return 130
+
+
+def _dispatch(args) -> int:
     run_target = args.run if args.run is not None else None
     module_target = args.module if args.module is not None else None
     if run_target is not None and module_target is not None:

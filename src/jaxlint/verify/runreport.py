@@ -99,9 +99,10 @@ def run_program(target: str, args=(), module: bool = False, timeout: Optional[fl
             problem = f"the program was stopped after the {timeout:g} s time limit"
             _stop(proc)
             output = proc.communicate()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:           # stop the program, still report what it compiled
+            problem = "the program was interrupted (Ctrl-C)"
             _stop(proc)
-            raise
+            output = proc.communicate()
         try:
             with open(out) as handle:
                 payload = json.load(handle)

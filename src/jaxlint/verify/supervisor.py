@@ -102,7 +102,12 @@ def run_jobs(jobs: list, workers: int = 1, timeout: float = 60.0, memory_mb: int
             else:
                 outcome.events.append(event)
     except BaseException:
-        proc.kill()
+        # SIGTERM lets the zygote kill the children it forked (each in its own session)
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
         raise
     finally:
         proc.wait()

@@ -73,6 +73,8 @@ def _child(batch, write_fd, log, memory_mb):
     """In the forked process: isolate, limit, run the jobs, and never return."""
     try:
         os.setsid()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(log.fileno(), 1)
@@ -179,6 +181,16 @@ def serve(jobs: int, timeout: float, memory_mb: int) -> int:
         os._exit(1)
 
     signal.signal(signal.SIGTERM, shutdown)
+    # Ctrl-C reaches the whole foreground group: the parent handles it and sends SIGTERM
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _loop(jobs, timeout, memory_mb, pending, running, stdin_open, stdin_buffer)
+    except BrokenPipeError:             # the parent went away: leave nothing running behind
+        shutdown()
+    return 0
+
+
+def _loop(jobs, timeout, memory_mb, pending, running, stdin_open, stdin_buffer):
     while stdin_open or pending or running:
         while pending and len(running) < jobs:
             run = _start(pending.pop(0), memory_mb, timeout)
@@ -222,7 +234,6 @@ def serve(jobs: int, timeout: float, memory_mb: int) -> int:
                 os.close(fd)
                 os.waitpid(run.pid, 0)
                 _ended(run, {"status": "timeout", "limit": timeout}, pending)
-    return 0
 
 
 def main(argv=None) -> int:
@@ -241,7 +252,8 @@ def main(argv=None) -> int:
         import numpy  # noqa: F401
         from jaxlint.verify import child, directives, recorder  # noqa: F401
     except Exception as exc:  # noqa: BLE001
-        send({"event": "fatal", "error": f"cannot import JAX: {type(exc).__name__}: {exc}"})
+        send({"event": "fatal", "error": f"cannot import JAX ({type(exc).__name__}: {exc}); verify needs "
+                                         f"it: pip install 'flake8-jaxlint[verify]'"})
         return 3
     send({"event": "ready", "jax": jax.__version__, "python": sys.version.split()[0]})
     try:
