@@ -8,7 +8,6 @@ where it is fine), `good.py`'s finding still reported, and a bounded cost (see h
 import ast
 import os
 import re
-import stat
 import sys
 
 import libcst
@@ -209,16 +208,15 @@ def test_5mb_generated_table(tmp_path):
     dominate the suite and measure flake8, not the plugin."""
     source = generated_table()
     lines = source.count("\n")
-    path = setup(tmp_path, "table.py", source)
+    setup(tmp_path, "table.py", source)
     before = os.times()
-    compile(source, "table.py", "exec")       # the floor: what Python itself takes to parse it
+    tree = ast.parse(source)                  # the floor: what Python itself takes to parse it
     parse_cpu = os.times().user - before.user + os.times().system - before.system
     cli = jaxlint(tmp_path, "table.py", "good.py")
     assert_sound(cli, cpu_limit=3 * parse_cpu + 10)
     assert_good_file_linted(cli)
     assert_finding(cli, "table.py", lines, 12)
 
-    tree = ast.parse(path.read_text())
     before = os.times()
     found = list(JaxlintChecker(tree, "table.py", source.splitlines(True)).run())
     plugin_cpu = os.times().user - before.user + os.times().system - before.system
@@ -237,7 +235,7 @@ def test_10000_functions_in_one_file(tmp_path):
 
 
 def test_very_long_lines(tmp_path):
-    long_list = ", ".join(str(i) for i in range(100_000))            # a ~600 kB line
+    long_list = ", ".join(str(i) for i in range(40_000))             # a ~230 kB line
     prefix = "    y = g(" + "1, " * 20_000                            # a 60 kB call
     source = (f"import jax\n\nWEIGHTS = [{long_list}]\n\n@jax.jit\ndef f(x, n):\n"
               f"{prefix}x[:n])\n    return y\n")
