@@ -187,7 +187,8 @@ def closures_nested_90_deep(depth=90):
 
 
 def classes_nested_90_deep_and_cyclic_bases(depth=90):
-    source = "import jax\n\nclass A(B):\n    pass\n\nclass B(A):\n    @jax.jit\n    def m(self, x):\n        return x\n\n"
+    source = ("import jax\n\nclass A(B):\n    pass\n\n"
+              "class B(A):\n    @jax.jit\n    def m(self, x):\n        return x\n\n")
     for d in range(depth):
         source += f"{indent(d)}class C{d}(C{d}):\n"
     source += f"{indent(depth)}@jax.jit\n{indent(depth)}def m(self, x, n):\n{indent(depth + 1)}return x[:n]\n"
