@@ -45,7 +45,10 @@ TOKENS = ["jax.jit", "@jax.jit", "if", "(", ")", "[", "]", "{", "}", "lambda", "
           "jnp.zeros(n)", "x[:n]", "int(x)", "static_argnums=(0,)", "static_argnames='n'",
           "lax.scan(", "jax.vmap(", "for i in range(n):", "while x:", "\\", "'", '"', '"""', "#",
           "\t", "\x0c", "0x" + "f" * 40, "1e999", "...", "match x:", "case _:", ":=", "del",
-          "global x", "nonlocal x", "print(x)", "isinstance(x, int)", "self", "@", "->"]
+          "global x", "nonlocal x", "print(x)", "isinstance(x, int)", "self", "@", "->",
+          # extremes: an int too long to print, deep nesting, long chains
+          "0x" + "f" * 4000, "(" * 150, ")" * 150, "x" + " + x" * 1200, "lambda: " * 300,
+          "range(99999999999999999999999)", "1 << 100000", "-" * 500 + "x"]
 DECORATORS = ["@jax.jit", "@partial(jax.jit, static_argnums=(0,))", "@partial(jax.jit, static_argnames='n')",
               "@jax.vmap", "@jax.checkpoint", "@jax.jit(static_argnums=1)", "@jax.pmap"]
 
@@ -177,6 +180,18 @@ class Mutator:
         wrapper = self.rnd.choice(WRAPPERS).replace("{}", spot.group(0))
         return text[:spot.start()] + wrapper + text[spot.end():]
 
+    def literal_for_name(self, text):
+        """A name replaced by an extreme literal: huge, negative, a string, a container... Half the
+        time a whole call argument (`range(n)`, `zeros(n)`): where JAX needs a concrete value."""
+        spots = []
+        if self.rnd.random() < 0.5:
+            spots = list(re.finditer(r"(?<=[(,])\s*\b[a-z_]\w*\b(?=\s*[,)])", text))
+        spots = spots or list(re.finditer(r"\b[a-z_]\w*\b", text))
+        if not spots:
+            return text
+        spot = self.rnd.choice(spots)
+        return text[:spot.start()] + self.rnd.choice(LITERALS) + text[spot.end():]
+
     def static_spec(self, text):
         return re.sub(r"(static_arg(?:nums|names)\s*=\s*)([^,)\n]+)",
                       lambda m: m.group(1) + self.rnd.choice(STATIC_SPECS), text, count=1)
@@ -198,7 +213,10 @@ OPERATIONS = [Mutator.delete_line, Mutator.duplicate_line, Mutator.swap_lines, M
               Mutator.insert_token, Mutator.reindent, Mutator.decorate, Mutator.decorate,
               Mutator.guard_line, Mutator.rename, Mutator.splice, Mutator.truncate,
               Mutator.line_endings, Mutator.insert_char, Mutator.wrap_name, Mutator.wrap_name,
-              Mutator.static_spec]
+              Mutator.static_spec, Mutator.literal_for_name]
+LITERALS = ["0x" + "f" * 4000, "99999999999999999999999", "-99999999999999999999999", "-1", "0",
+            "1e999", "-0.0", "()", "[]", "{}", "None", "True", "'s'", "b''", "...", "1j", "(1, 2)",
+            "[1, [2, [3]]]", "{'k': 1}", "float('nan')"]
 WRAPPERS = ["int({})", "jnp.zeros({})", "range({})", "x[:{}]", "bool({})", "print({})", "{}.item()",
             "isinstance({}, int)", "jnp.nonzero({})", "{}[{} > 0]", "lax.dynamic_slice(x, (0,), ({},))",
             "jax.jit({})", "({} if {} else 0)", "jax.vmap({})", "lax.scan({}, {}, xs)", "[*{}]",
