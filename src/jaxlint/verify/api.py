@@ -74,6 +74,7 @@ def iter_python_files(paths):
             yield path
 
 
+STAGEABLE = {"JAX201", "JAX204", "JAX301", "JAX302", "JAX303", "JAX304"}
 NEEDS_A_CALL = {
     "JAX106": "JAX106 compares the results of a real call under jit and eagerly; add an example",
     "JAX202": "the error is raised by a call in your code; add an example that makes it, or use `--run`",
@@ -136,8 +137,10 @@ def plan_file(index: int, path: str, compare_eager: bool = False, lint=None) -> 
     # line coverage (about 30% slower evaluation) only serves verdicts: skip it without findings
     probes = {"second_run": "JAX107" in codes, "eager": compare_eager or "JAX106" in codes,
               "jaxpr": "JAX302" in codes, "coverage": bool(findings),
-              # JAX302 alone needs only the staged program: skip compiling the unrolled graph
-              "stage_first": codes == {"JAX302"}}
+              # recompilation rules need traces, not compiled code: stage the example with
+              # make_jaxpr (no XLA compile; an unrolled graph is exactly what compiles slowly) and
+              # run it for real only when it cannot be staged (it needs concrete values)
+              "stage_first": bool(codes) and codes <= STAGEABLE}
     job = None
     if units or "JAX203" in codes:
         job = {"id": index, "path": os.path.abspath(path), "module": _module_name(index, path),

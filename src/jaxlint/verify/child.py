@@ -414,7 +414,10 @@ def _stage(code, namespace, path, probes, recorder):
         with coverage:
             jaxpr = jax.make_jaxpr(lambda: eval(code, namespace))()  # noqa: S307
     except Exception:  # noqa: BLE001
-        del recorder.records[mark:]
+        # The attempt traced some functions before failing: forget them, and empty JAX's caches
+        # so that the real run traces (and is counted) from scratch.
+        recorder.rollback(mark)
+        jax.clear_caches()
         return None
     finally:
         sys.stdout = saved

@@ -204,6 +204,13 @@ class Recorder:
     def mark(self) -> int:
         return len(self.records)
 
+    def rollback(self, mark: int):
+        """Forget every record made since `mark` (an attempt that is being redone)."""
+        with self._lock:
+            del self.records[mark:]
+            self._codes = {c: i for c, i in self._codes.items() if i < mark}
+            self.samples = {i: v for i, v in self.samples.items() if i < mark}
+
     # -- events --------------------------------------------------------------------------------
     def _on_miss(self, log_record):
         if self._paused:

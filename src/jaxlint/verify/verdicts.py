@@ -233,7 +233,8 @@ class Judge:
                 fs = matching[0][0]
                 causes = [c.text for c in rc.summarise(fs) if c.kind in kinds]
                 cause = causes[0] if causes else matching[0][1].text
-                return "confirmed", f"`{fs.qualname}` compiled {fs.traces} times: {cause}", \
+                verb = "traced" if obs.get("staged") else "compiled"      # staged: each trace = a compile
+                return "confirmed", f"`{fs.qualname}` {verb} {fs.traces} times: {cause}", \
                     {"function": fs.qualname, "traces": fs.traces, "compiles": fs.compiles,
                      "causes": [c.text for c in rc.summarise(fs)]}
         if at_line:
