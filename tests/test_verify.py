@@ -290,3 +290,12 @@ def test_predicted_errors_follow_the_rules():
                                                                                   "message": "out of range"})
     assert predicted_error("JAX104", slice_err) and not predicted_error("JAX101", slice_err)
     assert predicted_error("JAX203", {"mro": ["ValueError"], "message": "Jitted function has invalid argnames"})
+
+
+def test_check_and_the_parser_never_import_jax():
+    import subprocess
+    import sys
+    code = ("import sys; from jaxlint.cli import build_parser; build_parser(); "
+            "from jaxlint.verify import api, command, verdicts, recompiles, runreport; "
+            "assert not any(m == 'jax' or m.startswith('jax.') for m in sys.modules), 'jax imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
