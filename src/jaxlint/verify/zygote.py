@@ -80,8 +80,9 @@ def _child(batch, write_fd, log, memory_mb):
         os.dup2(log.fileno(), 1)
         os.dup2(log.fileno(), 2)
         os.close(_PROTOCOL_FD)
+        import resource
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))      # a crash leaves no core file behind
         if memory_mb:
-            import resource
             limit = int(memory_mb) * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         writer = os.fdopen(write_fd, "w", buffering=1)
