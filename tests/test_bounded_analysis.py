@@ -195,20 +195,40 @@ def classes_nested_90_deep_and_cyclic_bases(depth=90):
     return source, None
 
 
+def stacked_jit_decorators(count=2000):
+    source = "import jax\n\n" + "@jax.jit\n" * count + "def f(x, n):\n    return x[:n]\n"
+    return source, {(count + 4, "JAX104")}
+
+
+def inheritance_chain(length=5000):
+    source = "import jax\n\nclass C0:\n    pass\n\n"
+    source += "".join(f"class C{i}(C{i - 1}):\n    pass\n\n" for i in range(1, length))
+    source += f"class D(C{length - 1}):\n    @jax.jit\n    def m(self, x, n):\n        return x[:n]\n"
+    return source, {(3 * length + 6, "JAX104")}
+
+
+def thousands_of_jitted_methods_calling_each_other(count=5000):
+    source = "import jax\n\nclass M:\n" + "".join(
+        f"    @jax.jit\n    def m{i}(self, x, n):\n        return self.m{i + 1}(x, n)[:n]\n\n" for i in range(count))
+    return source + "def run(o, x):\n" + "".join(f"    o.m{i}(x, {i})\n" for i in range(0, count, 7)), None
+
+
 PROGRAMS = [self_recursion, mutual_recursion, lambda: helper_chain(3), lambda: helper_chain(1000),
             call_graph, higher_order_self_application, fixed_point_combinator,
             many_entries_sharing_a_helper, reassignment_chain, thousands_of_locals_and_branches,
             thousands_of_locals_and_loops, loop_that_never_settles, loops_nested_90_deep,
             branches_doubling_a_value, match_with_thousands_of_cases, call_with_50000_arguments,
             comprehensions_nested_90_deep, lambdas_nested_90_deep, functions_nested_95_deep,
-            closures_nested_90_deep, classes_nested_90_deep_and_cyclic_bases]
+            closures_nested_90_deep, classes_nested_90_deep_and_cyclic_bases, stacked_jit_decorators,
+            inheritance_chain, thousands_of_jitted_methods_calling_each_other]
 NAMES = ["self_recursion", "mutual_recursion", "helper_chain_3", "helper_chain_1000", "call_graph_1000",
          "higher_order_self_application", "fixed_point_combinator", "many_entries_sharing_a_helper",
          "reassignment_chain_10000", "thousands_of_locals_and_branches", "thousands_of_locals_and_loops",
          "loop_that_never_settles", "loops_nested_90_deep", "branches_doubling_a_value",
          "match_with_thousands_of_cases", "call_with_50000_arguments", "comprehensions_nested_90_deep",
          "lambdas_nested_90_deep", "functions_nested_95_deep", "closures_nested_90_deep",
-         "classes_nested_90_deep_and_cyclic_bases"]
+         "classes_nested_90_deep_and_cyclic_bases", "stacked_jit_decorators_2000", "inheritance_chain_5000",
+         "thousands_of_jitted_methods_calling_each_other"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=NAMES)
