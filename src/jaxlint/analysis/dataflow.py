@@ -18,6 +18,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.module import FuncInfo, ModuleIndex, param_names, positional_params
+from jaxlint.analysis.traced import unbatched_positions
 from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,
                                      UNKNOWN, UNKNOWN_V, WRAPPED, V)
 
@@ -1032,7 +1033,7 @@ class FunctionRun:
             if callee.wrapper in ("jax.jit", "eqx.filter_jit", "nnx.jit", "jax.pmap"):
                 return self.call_value(n, inner, args, kwargs) if inner.state in (FUNC, WRAPPED) else UNKNOWN_V
             if callee.wrapper == "jax.vmap":
-                unbatched = _vmap_unbatched(keywords, positional_options, len(args))
+                unbatched = _vmap_unbatched(keywords, positional_options, len(args), self.flow.index.constants)
                 args = [a if i in unbatched else (vals.copy(a, leaf=MAYBE) if a.traced else _batched(a))
                         for i, a in enumerate(args)]
             tracer = callee.wrapper if callee.wrapper in api.TRACING_WRAPPERS else None
@@ -1192,18 +1193,14 @@ def _batched(v: V) -> V:
     return vals.traced(leaf=MAYBE, path=("batched argument",))
 
 
-def _vmap_unbatched(keywords, positional_options, nargs) -> set:
+def _vmap_unbatched(keywords, positional_options, nargs, constants) -> set:
     in_axes = positional_options[0] if positional_options else None
     for kw in keywords or ():
         if kw.arg == "in_axes":
             in_axes = kw.value
     if in_axes is None:
         return set()
-    if isinstance(in_axes, ast.Constant) and in_axes.value is None:
-        return set(range(nargs))
-    if isinstance(in_axes, (ast.Tuple, ast.List)):
-        return {i for i, e in enumerate(in_axes.elts) if isinstance(e, ast.Constant) and e.value is None}
-    return set()
+    return unbatched_positions(in_axes, nargs, constants)
 
 
 def _is_none(n: ast.Compare, i: int) -> bool:

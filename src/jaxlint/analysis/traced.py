@@ -355,12 +355,8 @@ class TracedFinder:
         if in_axes is None:
             return
         positional = [p for p in positional_params(entry.args) if p not in entry.bound]
-        if isinstance(in_axes, ast.Constant) and in_axes.value is None:
-            entry.unbatched |= set(positional)
-        elif isinstance(in_axes, (ast.Tuple, ast.List)):
-            for param, axis in zip(positional, in_axes.elts):
-                if isinstance(axis, ast.Constant) and axis.value is None:
-                    entry.unbatched.add(param)
+        for i in unbatched_positions(in_axes, len(positional), self.index.constants):
+            entry.unbatched.add(positional[i])
 
 
 def traced_params(entry: TracedEntry, passed: Optional[set]) -> set:
@@ -378,3 +374,24 @@ def traced_params(entry: TracedEntry, passed: Optional[set]) -> set:
             continue
         result.add(p)
     return result
+
+
+def unbatched_positions(in_axes, nargs: int, constants: dict) -> set:
+    """Argument positions vmap passes through untouched (in_axes None). When in_axes cannot be
+    read (a variable, a call), every position counts as untouched: values keep what they were."""
+    if isinstance(in_axes, ast.Name) and in_axes.id in constants:
+        value = constants[in_axes.id]
+        if value is None:
+            return set(range(nargs))
+        if isinstance(value, int):
+            return set()
+        if isinstance(value, (tuple, list)):
+            return {i for i, v in enumerate(value) if v is None}
+        return set(range(nargs))
+    if isinstance(in_axes, ast.Constant):
+        return set(range(nargs)) if in_axes.value is None else set()
+    if isinstance(in_axes, (ast.Tuple, ast.List)):
+        return {i for i, e in enumerate(in_axes.elts)
+                if isinstance(e, ast.Constant) and e.value is None or not isinstance(e, ast.Constant)
+                and not isinstance(e, (ast.UnaryOp, ast.Tuple, ast.List, ast.Dict))}
+    return set(range(nargs))
