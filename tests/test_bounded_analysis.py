@@ -297,3 +297,12 @@ def test_line_filter_is_linear_in_the_number_of_names():
     assert hits == [i + 1 for i in range(40_000) if i % 2]
     assert LineFilter(["f = jax.jit(g)", "jitter = 1", "x = _jit"], {"jit"}).hits == [1]
     assert LineFilter(["x = 1"], set()).hits is None
+
+
+@pytest.mark.parametrize("in_axes", ["(0, *batch_axes)", "(0, None, None)", "AXES"])
+def test_vmap_in_axes_longer_than_the_parameters(in_axes):
+    # equinox/internal/_primitive.py: positions past the function's parameters raised IndexError.
+    result = lint_source(f"import jax\nAXES = (0, None, None)\n\ndef impl(*inputs):\n    return inputs\n\n"
+                         f"def g(x, batch_axes):\n    h = jax.vmap(impl, in_axes={in_axes})\n    return h(x)\n\n"
+                         f"def k(x):\n    return jax.vmap(lambda a: a, in_axes={in_axes})(x, x, x)\n")
+    assert result.internal_error is None and result.error is None

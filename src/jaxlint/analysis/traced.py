@@ -386,12 +386,12 @@ def unbatched_positions(in_axes, nargs: int, constants: dict) -> set:
         if isinstance(value, int):
             return set()
         if isinstance(value, (tuple, list)):
-            return {i for i, v in enumerate(value) if v is None}
+            return {i for i, v in enumerate(value) if v is None and i < nargs}
         return set(range(nargs))
     if isinstance(in_axes, ast.Constant):
         return set(range(nargs)) if in_axes.value is None else set()
     if isinstance(in_axes, (ast.Tuple, ast.List)):
-        return {i for i, e in enumerate(in_axes.elts)
-                if isinstance(e, ast.Constant) and e.value is None or not isinstance(e, ast.Constant)
-                and not isinstance(e, (ast.UnaryOp, ast.Tuple, ast.List, ast.Dict))}
+        return {i for i, e in enumerate(in_axes.elts) if i < nargs and (   # in_axes may be longer: (0, *axes)
+                isinstance(e, ast.Constant) and e.value is None or not isinstance(e, ast.Constant)
+                and not isinstance(e, (ast.UnaryOp, ast.Tuple, ast.List, ast.Dict)))}
     return set(range(nargs))
