@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint.analysis.module import params_with_defaults, positional_params
+from jaxlint.analysis.module import target_names as _names  # noqa: F401 (used below)
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -350,16 +351,6 @@ def _bindings(stmt):
                 yield item.optional_vars, None
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         yield ast.Name(id=stmt.name, ctx=ast.Store()), stmt
-
-
-def _names(target):
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for e in target.elts:
-            yield from _names(e)
-    elif isinstance(target, ast.Starred):
-        yield from _names(target.value)
 
 
 def _names_in(expr):

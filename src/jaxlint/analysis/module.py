@@ -155,7 +155,7 @@ class ModuleIndex:
                 self.module_names.add((alias.asname or alias.name).split(".")[0])
             return
         for target in targets:
-            for name in _target_names(target):
+            for name in target_names(target):
                 self.module_names.add(name)
             if isinstance(target, ast.Name) and value is not None:
                 try:
@@ -249,14 +249,15 @@ def _small_literal(node) -> bool:
         len(getattr(node, "elts", None) or getattr(node, "keys", None) or ()) <= 1000
 
 
-def _target_names(target):
+def target_names(target):
+    """The names an assignment target binds (`a, (b, *c) = ...` -> a, b, c)."""
     if isinstance(target, ast.Name):
         yield target.id
     elif isinstance(target, (ast.Tuple, ast.List)):
         for elt in target.elts:
-            yield from _target_names(elt)
+            yield from target_names(elt)
     elif isinstance(target, ast.Starred):
-        yield from _target_names(target.value)
+        yield from target_names(target.value)
 
 
 def _child_bodies(stmt):
