@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 import traceback
-from typing import Iterable, Optional
+from typing import Optional
 
 from jaxlint import __version__, deepstack
 from jaxlint.analysis import api_tables as api
@@ -471,5 +471,3 @@ def internal_error_text(path: str, exc: BaseException) -> str:
         detail = detail[:200] + "..."
     return (f"internal error in jaxlint {__version__} while analysing {path}: "
             f"{type(exc).__name__}: {detail}{where}. Please report it at {ISSUE_URL} with the file.")
-
-

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint.analysis.module import params_with_defaults, positional_params
-from jaxlint.analysis.module import target_names as _names  # noqa: F401 (used below)
+from jaxlint.analysis.module import target_names as _names
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -125,7 +125,8 @@ class ScopeFacts:
         for stmt in _walk_scope(scope_body):
             for target, value in _bindings(stmt):
                 for name in _names(target):
-                    self.assignments.setdefault(name, []).append((stmt.lineno, value if isinstance(target, ast.Name) else None))
+                    bound = value if isinstance(target, ast.Name) else None
+                    self.assignments.setdefault(name, []).append((stmt.lineno, bound))
 
     def value_before(self, name: str, line: int) -> Optional[ast.AST]:
         """The expression last bound to `name` before `line` (None if unknown or rebound oddly)."""

@@ -829,7 +829,7 @@ class FunctionRun:
             if bad is not None:
                 return vals.derived(everything, text=f"{qual}()")
             return STATIC_V if all(v.state == STATIC for v in everything) else UNKNOWN_V
-        if qual in ("jax.debug.print", "jax.debug.callback", "jax.debug.breakpoint", "jax.debug.visualize_array_sharding"):
+        if qual.startswith("jax.debug."):
             return vals.static(None)
         if qual == "functools.partial" and args:
             inner = args[0]
@@ -949,7 +949,8 @@ class FunctionRun:
         if spec:
             for pos, kw in spec:
                 value = None
-                if pos is not None and pos < len(args) and not any(isinstance(a, ast.Starred) for a in n.args[:pos + 1]):
+                starred_before = any(isinstance(a, ast.Starred) for a in n.args[:(pos or 0) + 1])
+                if pos is not None and pos < len(args) and not starred_before:
                     value = args[pos]
                 elif kw is not None and kw in kwargs:
                     value = kwargs[kw]
@@ -1097,14 +1098,14 @@ class FunctionRun:
             if i < len(positional):
                 bindings[positional[i]] = value
             elif params_spec.vararg is not None:
-                bindings[params_spec.vararg.arg] = vals.join(bindings.get(params_spec.vararg.arg),
-                                                             vals.copy(value, leaf=CONTAINER) if value.traced else value)
+                star = params_spec.vararg.arg
+                bindings[star] = vals.join(bindings.get(star), _as_element_of_star(value))
         for name, value in kwargs.items():
             if name in names:
                 bindings[name] = value
             elif params_spec.kwarg is not None:
-                bindings[params_spec.kwarg.arg] = vals.join(bindings.get(params_spec.kwarg.arg),
-                                                            vals.copy(value, leaf=CONTAINER) if value.traced else value)
+                star = params_spec.kwarg.arg
+                bindings[star] = vals.join(bindings.get(star), _as_element_of_star(value))
         has_closure = callee.closure is not None
         starts_trace = transform is not None and not self.tracing
         if not any(v.traced for v in bindings.values()) and not has_closure and not starts_trace:
@@ -1164,6 +1165,11 @@ def inspects_tracers(node) -> bool:
 def _defaults(args: ast.arguments) -> set:
     from jaxlint.analysis.module import params_with_defaults
     return params_with_defaults(args)
+
+
+def _as_element_of_star(value: V) -> V:
+    """A value collected into *args/**kwargs: the parameter holds a container of it."""
+    return vals.copy(value, leaf=CONTAINER) if value.traced else value
 
 
 def _is_bool_dtype(node, imports) -> bool:

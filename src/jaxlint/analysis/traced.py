@@ -41,8 +41,8 @@ class TracedEntry:
     static: set = field(default_factory=set)
     bound: set = field(default_factory=set)      # bound by partial(...) or as `self` of self.m
     unbatched: set = field(default_factory=set)  # vmap in_axes=None: the value passes untouched
-    call_names: set = field(default_factory=set) # plain names it is called by in this module
-    call_attrs: set = field(default_factory=set) # attribute names it is called by (methods)
+    call_names: set = field(default_factory=set)  # plain names it is called by in this module
+    call_attrs: set = field(default_factory=set)  # attribute names it is called by (methods)
     immediate_calls: list = field(default_factory=list)  # `jax.jit(f)(...)` call nodes
     spec_problems: list = field(default_factory=list)    # (message, is_error) for JAX203
     static_in_varargs: bool = False              # static_argnums reaching into *args
@@ -66,8 +66,8 @@ class TracedEntry:
         return self.func.qualname if self.func else "<lambda>"
 
     fresh: str = ""               # what jit was applied to when it is a new object each time
-    is_jit: bool = False          # a jit-like wrapper (static arguments, call-time errors)
-    compiled: bool = False        # compiles and caches per call signature
+    is_jit: bool = False           # a jit-like wrapper (static arguments, call-time errors)
+    compiled: bool = False         # compiles and caches per call signature
 
     @property
     def filtering(self) -> bool:
@@ -288,14 +288,16 @@ class TracedFinder:
                 spec.unresolved = True
                 continue
             if kw.arg == nums_kw:
-                values = (value,) if isinstance(value, int) else tuple(value) if isinstance(value, (tuple, list)) else None
+                values = (value,) if isinstance(value, int) else \
+                    tuple(value) if isinstance(value, (tuple, list)) else None
                 if values is None or not all(isinstance(v, int) and not isinstance(v, bool)
                                              and v.bit_length() <= 256 for v in values):  # printable
                     spec.unresolved = True
                     continue
                 spec.argnums, spec.argnums_node = values, kw.value
             else:
-                values = (value,) if isinstance(value, str) else tuple(value) if isinstance(value, (tuple, list)) else None
+                values = (value,) if isinstance(value, str) else \
+                    tuple(value) if isinstance(value, (tuple, list)) else None
                 if values is None or not all(isinstance(v, str) for v in values):
                     spec.unresolved = True
                     continue

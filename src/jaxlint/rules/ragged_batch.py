@@ -113,7 +113,8 @@ class RaggedBatch(Rule):
                     n = literal_value(analysis, sub.args[1])
                     if isinstance(n, (list, tuple)):
                         return None
-                    return f"{name}() at line {sub.lineno}, whose pieces differ in size unless the length divides evenly"
+                    return (f"{name}() at line {sub.lineno}, whose pieces differ in size unless the "
+                            f"length divides evenly")
         return None
 
     def _loader(self, analysis, node) -> Optional[str]:
@@ -130,7 +131,8 @@ class RaggedBatch(Rule):
                        for kw in sub.keywords):
                     return None      # **options or a computed drop_last: cannot tell
                 return f"a torch DataLoader without drop_last=True (line {sub.lineno})"
-            if isinstance(sub.func, ast.Attribute) and sub.func.attr == "batch" and _mentions_tf(analysis, sub.func.value):
+            is_batch = isinstance(sub.func, ast.Attribute) and sub.func.attr == "batch"
+            if is_batch and _mentions_tf(analysis, sub.func.value):
                 keyword, good = api.TF_BATCH_KEYWORD
                 if any(kw.arg == keyword and isinstance(kw.value, ast.Constant) and kw.value.value == good
                        for kw in sub.keywords) or len(sub.args) > 1:
