@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE")
     out.add_argument("--quiet", "-q", action="store_true",
                      help="only the report: no summary line, no progress display")
+    out.add_argument("--verbose", "-v", action="store_true",
+                     help="also print notes on stderr (files skipped, analysis cut short)")
     fixes = check.add_argument_group("fixes (jaxlint.fixer)")
     fixes.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     fixes.add_argument("--unsafe-fixes", action="store_true",
@@ -146,6 +148,10 @@ def check(args) -> int:
         from jaxlint import fixer
         fixing = fixer.fix_reports(reports, unsafe=args.unsafe_fixes, write=not args.diff)
     findings, errors = reporters.collect(reports)
+    if args.verbose:
+        for report in reports:
+            for note in getattr(report.result, "notes", ()) or ():
+                print(f"{report.path}: note: {note}", file=sys.stderr)
     for error in errors:    # for people reading the log; machine formats also carry them
         if args.format in ("json", "sarif") or args.statistics or error.code != "E999" \
                 and args.format == "text":

@@ -397,11 +397,15 @@ def suppressed(finding: Finding, lines: list) -> bool:
 
 # -- the pipeline -------------------------------------------------------------------------------
 
-def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=None, lines=None) -> list:
+def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=None, lines=None,
+                 notes: Optional[list] = None) -> list:
     """Run every rule over one parsed module; findings deduplicated and sorted.
 
-    `lines` (the source lines) lets the analysis skip statements that cannot hold a jit site."""
+    `lines` (the source lines) lets the analysis skip statements that cannot hold a jit site;
+    `notes` collects what a user may want to know under --verbose (an exhausted budget)."""
     analysis = Analysis(tree, path, config, lines)
+    if analysis.budget_exhausted and notes is not None:
+        notes.append("analysis budget exhausted: functions after the budget ran out were not analysed")
     findings = []
     seen = set()
     for rule in rules if rules is not None else all_rules():
@@ -450,7 +454,8 @@ def _lint_file(path, config, rules, data, honour_noqa) -> FileResult:
 
 def _lint_parsed(parsed: ParsedModule, result: FileResult, config, rules, honour_noqa) -> FileResult:
     try:
-        findings = deepstack.call(analyse_tree, parsed.tree, result.path, config, rules, parsed.lines)
+        findings = deepstack.call(analyse_tree, parsed.tree, result.path, config, rules, parsed.lines,
+                                  result.notes)
     except RecursionError:
         result.notes.append("nested too deeply to analyse; skipped")
         return result
