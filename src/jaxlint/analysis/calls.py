@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.module import params_with_defaults, positional_params
+from jaxlint.analysis.module import child_nodes, params_with_defaults, positional_params, walk
 from jaxlint.analysis.module import target_names as _names
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -49,9 +49,11 @@ class Parents:
 
     def __init__(self, tree: ast.AST):
         self.parent: dict = {}
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
+        todo = [tree]
+        for node in todo:       # breadth-first like ast.walk, each node's children listed once
+            for child in child_nodes(node):
                 self.parent[id(child)] = node
+                todo.append(child)
 
     def chain(self, node):
         """Ancestors of `node`, innermost first."""
@@ -221,7 +223,7 @@ def repeated_functions(tree: ast.Module, parents: Parents, index) -> dict:
     for info in index.functions:
         by_name.setdefault(info.name, []).append(info)
     calls_in_loops = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call):
             name = node.func.id if isinstance(node.func, ast.Name) else \
                 node.func.attr if isinstance(node.func, ast.Attribute) else None

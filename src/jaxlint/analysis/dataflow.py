@@ -17,7 +17,7 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.module import FuncInfo, ModuleIndex, param_names, positional_params
+from jaxlint.analysis.module import FuncInfo, ModuleIndex, param_names, positional_params, walk
 from jaxlint.analysis.traced import unbatched_positions
 from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,
                                      UNKNOWN, UNKNOWN_V, WRAPPED, V)
@@ -1154,7 +1154,7 @@ _TRACER_CHECK = re.compile(r"tracer|is_concrete|concrete_or_none|core\.is_consta
 def inspects_tracers(node) -> bool:
     """Does this function test whether its values are tracers? Then it is written to work both
     traced and eagerly, and its branches on tracers are deliberate: stay silent there."""
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Name) and _TRACER_CHECK.search(sub.id):
             return True
         if isinstance(sub, ast.Attribute) and _TRACER_CHECK.search(sub.attr):

@@ -301,13 +301,48 @@ class LineFilter:
         return i < len(self.hits) and self.hits[i] <= end
 
 
+def child_nodes(node) -> list:
+    """`list(ast.iter_child_nodes(node))`, 2x faster (no nested generators), same order."""
+    children = []
+    for name in node._fields:
+        try:
+            value = getattr(node, name)
+        except AttributeError:
+            continue
+        if isinstance(value, ast.AST):
+            children.append(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    children.append(item)
+    return children
+
+
+def walk(tree):
+    """`ast.walk(tree)`, 2x faster: the same nodes in the same breadth-first order."""
+    todo = [tree]
+    for node in todo:       # the list grows while it is read: breadth-first, like ast.walk
+        for name in node._fields:
+            try:
+                value = getattr(node, name)
+            except AttributeError:
+                continue
+            if isinstance(value, ast.AST):
+                todo.append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        todo.append(item)
+        yield node
+
+
 def pruned_walk(tree, line_filter: LineFilter):
     """Every node inside the statements that touch a relevant line (like ast.walk, pruned)."""
     stack = [tree]
     while stack:
         node = stack.pop()
         yield node
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, ast.stmt) and not line_filter.touches(child):
                 continue
             stack.append(child)

@@ -8,6 +8,7 @@ Every dotted name is then canonicalised so that rules compare one spelling (`jnp
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Optional
 
 # Longest prefix first: canonical short forms for the namespaces the rules talk about.
@@ -29,6 +30,7 @@ _CANONICAL_PREFIXES = (
 )
 
 
+@functools.lru_cache(maxsize=65536)     # a pure function of the text, called ~35 times a file
 def canonical(dotted: str) -> str:
     for prefix, short in _CANONICAL_PREFIXES:
         if dotted == prefix or (prefix.endswith(".") and dotted.startswith(prefix)):

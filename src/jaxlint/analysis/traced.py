@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, param_names,
+from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, child_nodes, param_names,
                                      params_with_defaults, positional_params)
 from jaxlint.analysis.names import canonical
 
@@ -144,7 +144,7 @@ class TracedFinder:
 
     def _scan_calls(self, node, scope: Optional[FuncInfo], cls):
         """Walk the tree keeping track of the enclosing function and class."""
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, ast.stmt) and not self.line_filter.touches(child):
                 continue
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
