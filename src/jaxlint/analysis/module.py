@@ -319,20 +319,10 @@ def child_nodes(node) -> list:
 
 
 def walk(tree):
-    """`ast.walk(tree)`, 2x faster: the same nodes in the same breadth-first order."""
+    """`ast.walk(tree)`, faster: the same nodes in the same breadth-first order."""
     todo = [tree]
     for node in todo:       # the list grows while it is read: breadth-first, like ast.walk
-        for name in node._fields:
-            try:
-                value = getattr(node, name)
-            except AttributeError:
-                continue
-            if isinstance(value, ast.AST):
-                todo.append(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        todo.append(item)
+        todo.extend(child_nodes(node))
         yield node
 
 
