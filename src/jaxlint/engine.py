@@ -17,7 +17,7 @@ from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, inspects_tracers
-from jaxlint.analysis.module import LineFilter, ModuleIndex, positional_params, pruned_walk
+from jaxlint.analysis.module import LineFilter, ModuleIndex, evaluate_literal, positional_params, pruned_walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 from jaxlint.findings import FileResult, Finding
@@ -46,8 +46,8 @@ class Analysis:
         self.lines = lines
         self.path = path
         self.config = config
-        self.imports = ImportMap(tree)
-        self.index = ModuleIndex(tree, self.imports)
+        self.imports = ImportMap(tree, lines)
+        self.index = ModuleIndex(tree, self.imports, lines)
         self.unrolled_loop_threshold = int(getattr(config, "unrolled_loop_threshold", 16) or 16)
         self.finder = TracedFinder(self.index, getattr(config, "jit_decorators", None) or {}, lines)
         self.entries: list = self.finder.find()
@@ -73,6 +73,25 @@ class Analysis:
         self._parents = None
         self._repeated = None
         self._jit_calls = None
+
+    def release(self):
+        """Break the reference cycles of this analysis (function <-> nested function, class <->
+        method, module flow <-> this object) so that it and the syntax tree it holds are freed the
+        moment the caller drops them. Left to the garbage collector, a whole tree per file survives
+        into later collections, which then walk it again: ~9% of the plugin's time inside flake8."""
+        index = self.__dict__.get("index")
+        if index is not None:
+            for info in index.functions:
+                info.__dict__.clear()
+            for info in index.classes.values():
+                info.__dict__.clear()
+        for entry in self.__dict__.get("entries", ()):
+            entry.__dict__.clear()
+        for part in ("flow", "finder", "index"):
+            obj = self.__dict__.get(part)
+            if obj is not None:
+                obj.__dict__.clear()
+        self.__dict__.clear()
 
     # -- call-site facts for the JAX2xx/JAX3xx rules (computed on first use) --------------------
     @property
@@ -320,7 +339,7 @@ class Analysis:
         defaults = {}
         for name, node in calls.defaults_of(entry).items():
             try:
-                defaults[name] = ast.literal_eval(node)
+                defaults[name] = evaluate_literal(node)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 pass
         names = [a.arg for a in entry.args.posonlyargs + entry.args.args + entry.args.kwonlyargs]
@@ -408,12 +427,15 @@ def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=N
         notes.append("analysis budget exhausted: functions after the budget ran out were not analysed")
     findings = []
     seen = set()
-    for rule in rules if rules is not None else all_rules():
-        for finding in rule.check(analysis):
-            key = (finding.line, finding.col, finding.code)
-            if key not in seen:
-                seen.add(key)
-                findings.append(finding)
+    try:
+        for rule in rules if rules is not None else all_rules():
+            for finding in rule.check(analysis):
+                key = (finding.line, finding.col, finding.code)
+                if key not in seen:
+                    seen.add(key)
+                    findings.append(finding)
+    finally:
+        analysis.release()
     errors_on_line = {f.line for f in findings if f.code.startswith("JAX10") and f.code != "JAX107"}
     findings = [f for f in findings if not (f.code == "JAX107" and f.line in errors_on_line)]
     findings.sort(key=Finding.sort_key)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.module import child_nodes, params_with_defaults, positional_params, walk
+from jaxlint.analysis.module import child_nodes, evaluate_literal, params_with_defaults, positional_params, walk
 from jaxlint.analysis.module import target_names as _names
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -281,7 +281,7 @@ def _is_small_literal_collection(node, resolve=None, line=0, depth=0) -> bool:
         return False
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) <= 16:
         try:
-            ast.literal_eval(node)
+            evaluate_literal(node)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return False
         return True

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -88,10 +89,22 @@ def params_with_defaults(args: ast.arguments) -> set:
     return with_default
 
 
+# Names of the jax.tree_util functions that register a class as a pytree (see
+# registered_pytree_classes); a function body can hold a registration only on a line naming one.
+_REGISTRATION_WORDS = {"register_pytree_node", "register_pytree_node_class", "register_pytree_with_keys",
+                       "register_pytree_with_keys_class", "register_dataclass", "register_static"}
+
+
+def _is_registration(name: str) -> bool:
+    return name.startswith("jax.tree_util.register_") or name.endswith("register_pytree_node")
+
+
 class ModuleIndex:
-    def __init__(self, tree: ast.Module, imports: Optional[ImportMap] = None):
+    def __init__(self, tree: ast.Module, imports: Optional[ImportMap] = None, lines=None):
+        """`lines` (the source lines) lets it skip the statements of function bodies that cannot
+        define a function or class or register a pytree: most of a library's statements."""
         self.tree = tree
-        self.imports = imports or ImportMap(tree)
+        self.imports = imports or ImportMap(tree, lines)
         self.functions: list = []            # every FuncInfo, in source order
         self.by_node: dict = {}              # id(def node) -> FuncInfo
         self.top_functions: dict = {}        # module-level def name -> FuncInfo
@@ -102,11 +115,16 @@ class ModuleIndex:
         self.static_fields: set = set()      # attribute names declared static in a pytree class
         self._registered = None
         self._registration_calls: list = []  # `f(Name, ...)` statements: maybe pytree registrations
+        words = _REGISTRATION_WORDS | {"def", "class"}
+        words |= {local for local, target in self.imports.aliases.items() if _is_registration(target)}
+        self._in_functions = LineFilter(lines, words)
         self._index_body(tree.body, None, None, "")
 
     # -- building ------------------------------------------------------------------------------
     def _index_body(self, body, cls, parent, prefix):
         for stmt in body:
+            if parent is not None and not self._in_functions.touches(stmt):
+                continue
             self._index_stmt(stmt, cls, parent, prefix)
 
     def _index_stmt(self, stmt, cls, parent, prefix):
@@ -161,7 +179,7 @@ class ModuleIndex:
                 try:
                     if not _small_literal(value):
                         raise ValueError("a generated table, not a constant worth folding")
-                    self.constants[target.id] = ast.literal_eval(value)
+                    self.constants[target.id] = evaluate_literal(value)
                 except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     self.constants.pop(target.id, None)
                 if isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.ListComp, ast.DictComp)):
@@ -210,8 +228,7 @@ class ModuleIndex:
             return self._registered
         found = set()
         for node in self._registration_calls:
-            name = self.imports.resolve(node.func) or ""
-            if name.startswith("jax.tree_util.register_") or name.endswith("register_pytree_node"):
+            if _is_registration(self.imports.resolve(node.func) or ""):
                 found.add(node.args[0].id)
         self._registered = found
         return found
@@ -243,8 +260,55 @@ def _aux_attributes(func) -> set:
     return found
 
 
+_NUMBER_TYPES = (int, float, complex)
+
+
+def evaluate_literal(node):
+    """`ast.literal_eval(node)` for a node: the same values, the same ValueError otherwise.
+
+    `ast.literal_eval` defines four closures per call, which form reference cycles that only the
+    garbage collector frees; the analysis calls it thousands of times per library file."""
+    kind = type(node)
+    if kind is ast.Constant:
+        return node.value
+    if kind is ast.Tuple:
+        return tuple([evaluate_literal(e) for e in node.elts])
+    if kind is ast.List:
+        return [evaluate_literal(e) for e in node.elts]
+    if kind is ast.Set:
+        return {evaluate_literal(e) for e in node.elts}
+    if kind is ast.Dict:
+        if len(node.keys) != len(node.values) or any(k is None for k in node.keys):
+            raise ValueError("malformed node or string: dict unpacking")
+        return {evaluate_literal(k): evaluate_literal(v) for k, v in zip(node.keys, node.values)}
+    if kind is ast.Call and isinstance(node.func, ast.Name) and node.func.id == "set" \
+            and not node.args and not node.keywords:
+        return set()
+    if kind is ast.UnaryOp:
+        return _signed_number(node)
+    if kind is ast.BinOp and isinstance(node.op, (ast.Add, ast.Sub)):
+        left = _signed_number(node.left)
+        right = _number(node.right)
+        if isinstance(left, _NUMBER_TYPES) and isinstance(right, complex):
+            return left + right if isinstance(node.op, ast.Add) else left - right
+    raise ValueError(f"malformed node or string on line {getattr(node, 'lineno', '?')}")
+
+
+def _signed_number(node):
+    if type(node) is ast.UnaryOp and isinstance(node.op, (ast.UAdd, ast.USub)):
+        operand = _number(node.operand)
+        return +operand if isinstance(node.op, ast.UAdd) else -operand
+    return _number(node)
+
+
+def _number(node):
+    if type(node) is ast.Constant and type(node.value) in _NUMBER_TYPES:
+        return node.value
+    raise ValueError(f"malformed node or string on line {getattr(node, 'lineno', '?')}")
+
+
 def _small_literal(node) -> bool:
-    """Cheap enough to `ast.literal_eval`: a generated table of 100,000 rows took seconds."""
+    """Cheap enough to evaluate as a literal: a generated table of 100,000 rows took seconds."""
     return node.end_lineno - node.lineno <= 200 and \
         len(getattr(node, "elts", None) or getattr(node, "keys", None) or ()) <= 1000
 
@@ -280,13 +344,18 @@ class LineFilter:
     Walking every expression of a file costs more than parsing it; a regex over the lines is
     cheap, and most statements of a library never mention `jit` or a transform."""
 
+    FEW_WORDS = 64      # up to this many words, search the text for each; beyond, tokenise lines
+
     def __init__(self, lines, words):
         self.hits = None
         if lines is not None and words:
-            # A line's identifiers against a set: as fast as one regex of a few words, and linear in
-            # the words too (compiling an alternation of 20,000 jitted names took 8 s).
             words = frozenset(words)
-            self.hits = [i for i, line in enumerate(lines, 1) if not words.isdisjoint(_WORD.findall(line))]
+            if len(words) <= self.FEW_WORDS:
+                self.hits = _lines_with_words(lines, words)
+            else:
+                # A line's identifiers against a set: linear in the words (an alternation of
+                # 20,000 jitted names took 8 s to compile), but ~1 us a line.
+                self.hits = [i for i, line in enumerate(lines, 1) if not words.isdisjoint(_WORD.findall(line))]
 
     def touches(self, node) -> bool:
         if self.hits is None:
@@ -299,6 +368,30 @@ class LineFilter:
         end = getattr(node, "end_lineno", None) or start
         i = bisect.bisect_left(self.hits, start)
         return i < len(self.hits) and self.hits[i] <= end
+
+
+def _lines_with_words(lines, words) -> list:
+    """Sorted numbers of the lines where some word occurs as a whole identifier.
+
+    `str.find` per word over the whole text runs in C; it is 3x faster than tokenising every
+    line, which made this filter the largest single cost of the flake8 plugin."""
+    text = "\n".join(lines)      # lines may or may not end in "\n": one more keeps words apart
+    starts = [0]
+    starts.extend(itertools.accumulate(len(line) + 1 for line in lines))
+    size = len(text)
+    found = set()
+    for word in words:
+        i = text.find(word)
+        while i != -1:
+            end = i + len(word)
+            if (i == 0 or not _is_word_char(text[i - 1])) and (end >= size or not _is_word_char(text[end])):
+                found.add(bisect.bisect_right(starts, i))
+            i = text.find(word, end)
+    return sorted(found)
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def child_nodes(node) -> list:
@@ -338,11 +431,14 @@ def pruned_walk(tree, line_filter: LineFilter):
             stack.append(child)
 
 
-def iter_statements(body):
-    """Every statement, at any depth, without visiting expressions."""
+def iter_statements(body, line_filter: Optional["LineFilter"] = None):
+    """Every statement, at any depth, without visiting expressions (with a filter: only those
+    that touch one of its lines, and nothing inside a statement that touches none)."""
     stack = list(reversed(body))
     while stack:
         stmt = stack.pop()
+        if line_filter is not None and not line_filter.touches(stmt):
+            continue
         yield stmt
         for name in ("body", "orelse", "finalbody"):
             block = getattr(stmt, name, None)

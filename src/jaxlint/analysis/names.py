@@ -43,10 +43,11 @@ def canonical(dotted: str) -> str:
 class ImportMap:
     """Maps each local name bound by an import to the dotted name it stands for."""
 
-    def __init__(self, tree: ast.Module):
-        from jaxlint.analysis.module import iter_statements
+    def __init__(self, tree: ast.Module, lines=None):
+        """`lines` (the source lines) lets it visit only statements on lines that say `import`."""
+        from jaxlint.analysis.module import LineFilter, iter_statements
         self.aliases: dict = {}
-        for node in iter_statements(tree.body):
+        for node in iter_statements(tree.body, LineFilter(lines, ("import",))):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, child_nodes, param_names,
-                                     params_with_defaults, positional_params)
+from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, child_nodes, evaluate_literal,
+                                     param_names, params_with_defaults, positional_params)
 from jaxlint.analysis.names import canonical
 
 
@@ -79,7 +79,7 @@ def _literal(node, index: ModuleIndex):
     if isinstance(node, ast.Name) and node.id in index.constants:
         return index.constants[node.id]
     try:
-        return ast.literal_eval(node)
+        return evaluate_literal(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return _UNRESOLVED
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from jaxlint.analysis.module import evaluate_literal
+
 _ARRAY_CONSTRUCTORS = ("np.", "jnp.")
 _ARRAY_FUNCS = {"array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
                 "zeros_like", "ones_like", "full_like", "stack", "concatenate"}
@@ -104,7 +106,7 @@ def literal_value(analysis, node):
     if isinstance(node, ast.Name) and node.id in analysis.index.constants:
         return analysis.index.constants[node.id]
     try:
-        return ast.literal_eval(node)
+        return evaluate_literal(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return NOT_LITERAL
 
