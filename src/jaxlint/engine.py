@@ -16,7 +16,7 @@ from jaxlint import __version__, deepstack
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, inspects_tracers
+from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.module import LineFilter, ModuleIndex, evaluate_literal, positional_params, pruned_walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
@@ -66,7 +66,7 @@ class Analysis:
                     self.jitted_by_attr.setdefault(attr, entry)
         self.call_sites: dict = self._all_call_sites()
         self.flow = ModuleFlow(self.index, self.finder, self.jitted_by_name, self.jitted_by_attr,
-                               self.is_plain_class)
+                               self.is_plain_class, lines)
         self.budget_exhausted = False
         self._run_entries()
         self.sinks = self.flow.sinks
@@ -101,10 +101,10 @@ class Analysis:
         return self._parents
 
     @property
-    def repeated(self) -> dict:
-        """def node id -> why it runs many times."""
+    def repeated(self) -> "calls.RepeatedFunctions":
+        """Why a def runs many times (computed per def, on first use)."""
         if self._repeated is None:
-            self._repeated = calls.repeated_functions(self.tree, self.parents, self.index)
+            self._repeated = calls.RepeatedFunctions(self.tree, self.parents, self.index, self.lines)
         return self._repeated
 
     def jit_calls(self) -> list:
@@ -142,8 +142,8 @@ class Analysis:
         scope = self.parents.scope_of(node)
         while isinstance(scope, ast.Lambda):
             scope = self.parents.scope_of(scope)
-        if scope is not None and id(scope) in self.repeated:
-            return self.repeated[id(scope)]
+        if scope is not None:
+            return self.repeated.reason(scope)
         return None
 
     # -- call sites ---------------------------------------------------------------------------
@@ -322,14 +322,6 @@ class Analysis:
         FunctionRun(self.flow, host, Env(None, bindings), frame, 0, owner_cls=host.cls,
                     self_value=vals.UNKNOWN_V, tracing=False).run()
 
-    def _inspects_tracers(self, node) -> bool:
-        """Once per function: one under 1,000 stacked jit decorators is 1,000 entries, and each
-        walk covers the decorators too (quadratic: 2,000 decorators took 15 s)."""
-        cache = self.__dict__.setdefault("_inspects_tracers_of", {})
-        if id(node) not in cache:
-            cache[id(node)] = inspects_tracers(node)
-        return cache[id(node)]
-
     def _run_entry(self, entry: TracedEntry):
         if entry.spec.unresolved or any(is_error for _, is_error in entry.spec_problems):
             return      # jax.jit itself raises (JAX203): the body is never traced
@@ -376,7 +368,7 @@ class Analysis:
                 bindings[name] = vals.static(defaults.get(name, vals.NO_CONST))
         kind = ENTRY_KINDS.get(entry.wrapper, f"{entry.wrapper} body")
         frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind,
-                      muted=self._inspects_tracers(entry.node))
+                      muted=self.flow.inspects_tracers(entry.node))
         func = entry.func if entry.func is not None else entry.lam
         run = FunctionRun(self.flow, func, Env(None, bindings), frame, 0,
                           self_value=self_value, owner_cls=owner)

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.module import child_nodes, evaluate_literal, params_with_defaults, positional_params, walk
+from jaxlint.analysis.module import (LineFilter, child_nodes, evaluate_literal, params_with_defaults,
+                                     positional_params, pruned_walk, walk)
 from jaxlint.analysis.module import target_names as _names
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -45,22 +46,79 @@ class CallSite:
 
 
 class Parents:
-    """Parent links for the whole module, built once."""
+    """Parent links, found on demand.
 
-    def __init__(self, tree: ast.AST):
-        self.parent: dict = {}
-        todo = [tree]
-        for node in todo:       # breadth-first like ast.walk, each node's children listed once
-            for child in child_nodes(node):
-                self.parent[id(child)] = node
-                todo.append(child)
+    Most files ask for the ancestors of a few nodes (jit sites and the calls of jitted functions),
+    and a parent map of the whole module costs a walk of every node. So each question descends
+    from the root through the children whose source span holds the node, and remembers the path.
+    When descents have visited more nodes than one full walk would, or a node cannot be placed by
+    its span (an expression inside a decorator lies outside its def's span), the whole map is
+    built once and answers from then on."""
+
+    def __init__(self, tree: ast.AST, descent_budget: int = 20_000):
+        self.tree = tree
+        self._known: dict = {}          # id(node) -> parent, for every node on a path found
+        self._full: Optional[dict] = None
+        self._budget = descent_budget   # child visits left before the whole map is cheaper
+
+    @property
+    def parent(self) -> dict:
+        """id(node) -> parent node, for the whole module."""
+        if self._full is None:
+            full = {}
+            todo = [self.tree]
+            for node in todo:       # breadth-first like ast.walk, each node's children listed once
+                for child in child_nodes(node):
+                    full[id(child)] = node
+                    todo.append(child)
+            self._full = full
+        return self._full
+
+    def parent_of(self, node) -> Optional[ast.AST]:
+        if self._full is not None:
+            return self._full.get(id(node))
+        if node is self.tree:
+            return None
+        key = id(node)
+        if key in self._known:
+            return self._known[key]
+        path = self._descend(node) if self._budget > 0 else None
+        if path is None:
+            return self.parent.get(key)
+        for parent, child in zip(path, path[1:]):
+            self._known[id(child)] = parent
+        return path[-2]
+
+    def _descend(self, target) -> Optional[list]:
+        """root ... target, following only children whose span contains the target's, or None."""
+        span = _span(target)
+        if span is None:
+            return None
+        path: list = []
+        stack = [(self.tree, 0)]
+        while stack:
+            node, depth = stack.pop()
+            del path[depth:]
+            path.append(node)
+            children = child_nodes(node)
+            self._budget -= len(children)
+            if self._budget <= 0:
+                return None
+            for child in children:
+                if child is target:
+                    return path + [child]
+            for child in reversed(children):
+                inner = _span(child)
+                if inner is None or (inner[0] <= span[0] and span[1] <= inner[1]):
+                    stack.append((child, depth + 1))
+        return None
 
     def chain(self, node):
         """Ancestors of `node`, innermost first."""
-        node = self.parent.get(id(node))
+        node = self.parent_of(node)
         while node is not None:
             yield node
-            node = self.parent.get(id(node))
+            node = self.parent_of(node)
 
     def scope_of(self, node) -> Optional[ast.AST]:
         for anc in self.chain(node):
@@ -82,6 +140,15 @@ class Parents:
                 found.append(anc)
             child = anc
         return list(reversed(found))
+
+
+def _span(node) -> Optional[tuple]:
+    """((line, col), (end line, end col)) of a node, None for nodes without positions."""
+    try:
+        span = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+    except AttributeError:
+        return None
+    return None if None in span[1] else span
 
 
 def map_call(call: ast.Call, entry, skips_self: bool) -> CallSite:
@@ -216,20 +283,83 @@ def expr_varies(expr, why: dict) -> Optional[str]:
     return None
 
 
-def repeated_functions(tree: ast.Module, parents: Parents, index) -> dict:
-    """def nodes that run many times -> why: called in a loop (transitively), methods, step functions."""
-    why: dict = {}
-    by_name = {}
-    for info in index.functions:
-        by_name.setdefault(info.name, []).append(info)
-    calls_in_loops = []
-    for node in walk(tree):
+class RepeatedFunctions:
+    """Which defs run many times, and why: called in a loop (transitively), methods, step functions.
+
+    Asked about one def, it looks only at what can make that def repeated: the calls of its name,
+    the defs those calls sit in, their callers in turn. Each level is one walk pruned to the lines
+    that mention the names (most files never need more than one or two), instead of a walk over
+    every call of the module."""
+
+    MAX_NAMES = 64      # a caller chain longer than this: one walk over every call instead
+
+    def __init__(self, tree: ast.Module, parents: Parents, index, lines=None):
+        self.tree = tree
+        self.parents = parents
+        self.index = index
+        self.lines = lines
+        self.by_name: dict = {}
+        for info in index.functions:
+            self.by_name.setdefault(info.name, []).append(info)
+        self._why: dict = {}            # id(def node) -> reason, for the defs already settled
+        self._settled: set = set()      # names whose defs are settled
+
+    def reason(self, def_node) -> Optional[str]:
+        info = self.index.by_node.get(id(def_node))
+        if info is None:
+            return None
+        if info.name not in self._settled:
+            self._settle(info.name)
+        return self._why.get(id(def_node))
+
+    def _settle(self, name: str):
+        names, calls = self._callers_closure(name)
+        infos = [info for n in names for info in self.by_name.get(n, ())]
+        self._why.update(_repetition_fixpoint(infos, calls, self.parents))
+        self._settled |= names
+
+    def _callers_closure(self, name: str):
+        """The names whose defs can make `name` repeated, and every call of those names."""
+        names, level, calls = {name}, {name}, []
+        while level:
+            if len(names) > self.MAX_NAMES:
+                level = set(self.by_name)          # give up pruning: every call of every def
+                names = set(self.by_name)
+                calls = []
+                found = _calls_of(walk(self.tree), level)
+            else:
+                found = _calls_of(pruned_walk(self.tree, LineFilter(self.lines, level)), level)
+            calls.extend(found)
+            level = set()
+            for call, _ in found:
+                scope = self.parents.scope_of(call)
+                caller = getattr(scope, "name", None) if scope is not None else None
+                if caller is not None and caller not in names and caller in self.by_name:
+                    names.add(caller)
+                    level.add(caller)
+        calls.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+        return names, calls
+
+
+def _calls_of(nodes, names) -> list:
+    """(call, name) for the calls among `nodes` of a function or method named in `names`."""
+    found = []
+    for node in nodes:
         if isinstance(node, ast.Call):
-            name = node.func.id if isinstance(node.func, ast.Name) else \
-                node.func.attr if isinstance(node.func, ast.Attribute) else None
-            if name and name in by_name:
-                calls_in_loops.append((node, name))
-    for info in index.functions:
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in names:
+                found.append((node, name))
+    return found
+
+
+def _repetition_fixpoint(infos: list, calls: list, parents: Parents) -> dict:
+    """def node id -> why it runs many times, for `infos`, from their names and `calls`."""
+    why: dict = {}
+    by_name: dict = {}
+    for info in infos:
+        by_name.setdefault(info.name, []).append(info)
+    for info in infos:
         if _is_memoised(info.node):
             continue
         if info.name.startswith("test"):
@@ -242,14 +372,14 @@ def repeated_functions(tree: ast.Module, parents: Parents, index) -> dict:
     changed = True
     while changed:
         changed = False
-        for call, name in calls_in_loops:
+        for call, name in calls:
             scope = parents.scope_of(call)
             loops = parents.loops_of(call)
             if not loops and (scope is None or id(scope) not in why):
                 continue
             reason_of_caller = f"called in the loop at line {loops[-1].lineno}" if loops else \
                 f"called from `{getattr(scope, 'name', 'lambda')}`, which runs repeatedly"
-            for info in by_name[name]:
+            for info in by_name.get(name, ()):
                 if id(info.node) not in why and not _is_memoised(info.node):
                     why[id(info.node)] = f"`{info.qualname}` is {reason_of_caller} (line {call.lineno})"
                     changed = True

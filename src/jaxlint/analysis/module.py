@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import bisect
 import itertools
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -358,26 +359,35 @@ class LineFilter:
                 self.hits = [i for i, line in enumerate(lines, 1) if not words.isdisjoint(_WORD.findall(line))]
 
     def touches(self, node) -> bool:
-        if self.hits is None:
+        hits = self.hits
+        if hits is None:
             return True
-        start = getattr(node, "lineno", None)
-        if start is None:
+        try:
+            start, end = node.lineno, node.end_lineno or node.lineno
+        except AttributeError:
             return True
-        for dec in getattr(node, "decorator_list", ()):
-            start = min(start, dec.lineno)
-        end = getattr(node, "end_lineno", None) or start
-        i = bisect.bisect_left(self.hits, start)
-        return i < len(self.hits) and self.hits[i] <= end
+        decorators = getattr(node, "decorator_list", None)
+        if decorators:
+            start = min(start, min(dec.lineno for dec in decorators))
+        i = bisect.bisect_left(hits, start)
+        return i < len(hits) and hits[i] <= end
+
+
+_joined = (None, "", None)   # (lines, "\n".join(lines), line start offsets): the last file's
 
 
 def _lines_with_words(lines, words) -> list:
     """Sorted numbers of the lines where some word occurs as a whole identifier.
 
     `str.find` per word over the whole text runs in C; it is 3x faster than tokenising every
-    line, which made this filter the largest single cost of the flake8 plugin."""
-    text = "\n".join(lines)      # lines may or may not end in "\n": one more keeps words apart
-    starts = [0]
-    starts.extend(itertools.accumulate(len(line) + 1 for line in lines))
+    line, which made this filter the largest single cost of the flake8 plugin. The joined text
+    is kept for the next filter over the same lines (each file builds three)."""
+    global _joined
+    cached_lines, text, starts = _joined
+    if cached_lines is not lines:
+        text = "\n".join(lines)      # lines may or may not end in "\n": one more keeps words apart
+        starts = None
+        _joined = (lines, text, starts)
     size = len(text)
     found = set()
     for word in words:
@@ -385,6 +395,11 @@ def _lines_with_words(lines, words) -> list:
         while i != -1:
             end = i + len(word)
             if (i == 0 or not _is_word_char(text[i - 1])) and (end >= size or not _is_word_char(text[end])):
+                if starts is None:
+                    # start of line k (0-based) = lengths of the lines before it + k newlines
+                    starts = list(map(operator.add, itertools.accumulate(map(len, lines), initial=0),
+                                      itertools.count()))
+                    _joined = (lines, text, starts)
                 found.add(bisect.bisect_right(starts, i))
             i = text.find(word, end)
     return sorted(found)
