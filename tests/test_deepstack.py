@@ -60,3 +60,42 @@ def test_falls_back_to_the_calling_thread_when_no_thread_can_start(monkeypatch):
 
     monkeypatch.setattr(deepstack, "_start", refuse)
     assert deepstack.call(depth, 10) == 10
+
+
+def test_one_thread_serves_consecutive_calls():
+    first = deepstack.call(threading.get_ident)
+    second = deepstack.call(threading.get_ident)
+    assert first == second != threading.get_ident()
+
+
+def test_the_worker_holds_nothing_of_a_finished_call():
+    import gc
+    import weakref
+
+    class Tree:
+        pass
+
+    tree = Tree()
+    ref = weakref.ref(tree)
+    deepstack.call(lambda t: None, tree)
+    del tree
+    gc.collect()
+    assert ref() is None
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_its_own_thread():
+    import os
+
+    deepstack.call(depth, 10)          # the parent's worker exists before the fork
+    pid = os.fork()
+    if pid == 0:                       # child: the parent's thread is not here
+        ok = False
+        try:
+            import signal
+            signal.alarm(20)           # a call handed to the parent's (absent) thread would hang
+            ok = deepstack.call(depth, 5_000) == 5_000
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
