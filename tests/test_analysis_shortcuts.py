@@ -1,0 +1,246 @@
+"""The shortcuts the analysis takes for speed give the answers the plain way gives.
+
+Each shortcut (a text search before a walk, ancestors found on demand, a def's repetition
+followed only through its callers) is checked against the straightforward computation on real
+code: the fixtures and jaxlint's own sources.
+"""
+
+import ast
+import pathlib
+import random
+import re
+
+import pytest
+
+from jaxlint.analysis.calls import Parents, RepeatedFunctions, _calls_of, _repetition_fixpoint
+from jaxlint.analysis.dataflow import ModuleFlow, inspects_tracers
+from jaxlint.analysis.module import FunctionNode, LineFilter, ModuleIndex, evaluate_literal, walk
+from jaxlint.analysis.names import ImportMap
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SOURCES = sorted((ROOT / "tests" / "fixtures").rglob("*.py")) + sorted((ROOT / "src" / "jaxlint").rglob("*.py"))
+
+
+def parsed(path):
+    text = path.read_text(encoding="utf-8")
+    return ast.parse(text), text.splitlines()
+
+
+def sample(n, seed=0):
+    return random.Random(seed).sample(SOURCES, min(n, len(SOURCES)))
+
+
+# -- evaluate_literal ----------------------------------------------------------------------------
+
+LITERALS = ["1", "-1", "+1.5", "-0.0", "1+2j", "-1-2j", "1.5-1j", "(1, [2, {3}], {'a': (4,)})", "set()",
+            "b'x'", "None", "...", "(-1, +2j)", "-(1)", "{1: 2, 3: []}", "'s'", "True", "((),)",
+            # not literals: the same ValueError / TypeError as ast.literal_eval
+            "{**a}", "-True", "1+2", "1j-3", "x", "f()", "set(1)", "[1, 2][0]", "True+1j", "{[1]}",
+            "{1: 2, **b}", "not 1", "~1", "-'s'", "1+(2j)", "(1+2j)+3j", "set(x=1)", "frozenset()"]
+
+
+@pytest.mark.parametrize("source", LITERALS)
+def test_evaluate_literal_agrees_with_ast_literal_eval(source):
+    node = ast.parse(source, mode="eval").body
+
+    def outcome(evaluate):
+        try:
+            return "value", evaluate(node)
+        except (ValueError, TypeError) as exc:
+            return "error", type(exc)
+
+    expected, got = outcome(ast.literal_eval), outcome(evaluate_literal)
+    assert got == expected
+    if expected[0] == "value":
+        assert repr(got[1]) == repr(expected[1])     # -0.0 vs 0.0, 1 vs True
+
+
+# -- LineFilter ----------------------------------------------------------------------------------
+
+def lines_with_words_slowly(lines, words):
+    return [i for i, line in enumerate(lines, 1) if set(re.findall(r"\w+", line)) & set(words)]
+
+
+@pytest.mark.parametrize("path", sample(40), ids=lambda p: p.name)
+@pytest.mark.parametrize("newlines", [False, True], ids=["ast-lines", "flake8-lines"])
+def test_line_filter_finds_the_lines_a_tokeniser_finds(path, newlines):
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=newlines)
+    words = {"jit", "vmap", "import", "def", "x", "self", "return", "scan", "map", "_"}
+    assert LineFilter(lines, words).hits == lines_with_words_slowly(lines, words)
+    assert LineFilter(lines, {"no_such_word_anywhere"}).hits == []
+
+
+def test_line_filter_matches_whole_words_only_and_at_the_text_edges():
+    lines = ["jit", "jitted = my_jit(x)", "x.jit(f)", "jit_", "é jit", "(jit)"]
+    assert LineFilter(lines, {"jit"}).hits == [1, 3, 5, 6]
+    assert LineFilter([line + "\n" for line in lines], {"jit"}).hits == [1, 3, 5, 6]
+
+
+# -- Parents -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", sample(30, seed=1), ids=lambda p: p.name)
+def test_ancestors_found_on_demand_are_the_parent_map(path):
+    tree, _ = parsed(path)
+    full = Parents(tree).parent
+    lazy = Parents(tree)
+    nodes = list(walk(tree))
+    for node in random.Random(2).sample(nodes, min(60, len(nodes))):
+        assert lazy.parent_of(node) is full.get(id(node))
+
+
+def test_a_node_outside_its_def_span_is_still_placed():
+    tree = ast.parse("def deco(f):\n    return f\n\n@deco(lambda: g(1))\ndef h():\n    pass\n")
+    call = next(n for n in walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "g")
+    lazy = Parents(tree)
+    chain = list(lazy.chain(call))
+    assert isinstance(chain[0], ast.Lambda) and isinstance(chain[2], ast.FunctionDef) and chain[-1] is tree
+
+
+def test_many_questions_switch_to_one_parent_map():
+    tree = ast.parse("\n".join(f"x{i} = f({i})" for i in range(3000)))
+    lazy = Parents(tree, descent_budget=5_000)
+    calls = [n for n in walk(tree) if isinstance(n, ast.Call)]
+    for call in calls:
+        assert isinstance(lazy.parent_of(call), ast.Assign)
+    assert lazy._full is not None
+
+
+# -- RepeatedFunctions ---------------------------------------------------------------------------
+
+REPETITION = '''
+import functools
+
+def leaf():
+    pass
+
+def middle():
+    leaf()
+
+def outer(xs):
+    for x in xs:
+        middle()
+
+def ping(n):
+    pong(n)
+
+def pong(n):
+    ping(n)
+
+def lonely():
+    leaf2()
+
+def leaf2():
+    pass
+
+class Model:
+    def __call__(self):
+        helper()
+
+    def __init__(self):
+        once()
+
+def helper():
+    pass
+
+def once():
+    pass
+
+def train_step():
+    inner()
+
+def inner():
+    pass
+
+@functools.lru_cache
+def cached():
+    pass
+
+def loop_cached():
+    while True:
+        cached()
+
+def comprehension():
+    return [late() for _ in range(3)]
+
+def late():
+    pass
+
+def test_something():
+    pass
+'''
+
+
+@pytest.mark.parametrize("source", [REPETITION] + [p.read_text(encoding="utf-8") for p in sample(30, seed=3)])
+def test_repetition_followed_through_callers_equals_the_whole_module_fixpoint(source):
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    index = ModuleIndex(tree, ImportMap(tree, lines), lines)
+    parents = Parents(tree)
+    names = {info.name for info in index.functions}
+    everything = _repetition_fixpoint(index.functions, _calls_of(walk(tree), names), parents)
+    on_demand = RepeatedFunctions(tree, parents, index, lines)
+    for info in index.functions:
+        assert (on_demand.reason(info.node) is not None) == (id(info.node) in everything), info.qualname
+
+
+def test_repetition_reasons_on_a_known_program():
+    tree = ast.parse(REPETITION)
+    lines = REPETITION.splitlines()
+    index = ModuleIndex(tree, ImportMap(tree, lines), lines)
+    repeated = RepeatedFunctions(tree, Parents(tree), index, lines)
+    by_name = {info.name: info.node for info in index.functions}
+    assert {name for name, node in by_name.items() if repeated.reason(node)} == {
+        "leaf", "middle", "__call__", "helper", "train_step", "inner", "late"}
+    assert "called in the loop at line" in repeated.reason(by_name["middle"])
+    assert "called from `middle`" in repeated.reason(by_name["leaf"])
+
+
+# -- ImportMap, ModuleIndex, inspects_tracers: with the line filters and without ------------------
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_filtered_index_equals_the_full_index(path):
+    tree, lines = parsed(path)
+    full_imports, fast_imports = ImportMap(tree), ImportMap(tree, lines)
+    assert fast_imports.aliases == full_imports.aliases
+    full, fast = ModuleIndex(tree, full_imports), ModuleIndex(tree, fast_imports, lines)
+    assert [(f.qualname, id(f.node)) for f in fast.functions] == [(f.qualname, id(f.node)) for f in full.functions]
+    assert {n: c.node for n, c in fast.classes.items()} == {n: c.node for n, c in full.classes.items()}
+    assert fast.registered_pytree_classes() == full.registered_pytree_classes()
+    assert fast.static_fields == full.static_fields and fast.module_names == full.module_names
+    assert repr(fast.constants) == repr(full.constants)
+    flow = ModuleFlow(fast, None, {}, {}, None, lines)
+    for node in walk(tree):
+        if isinstance(node, FunctionNode + (ast.Lambda,)):
+            assert flow.inspects_tracers(node) == inspects_tracers(node)
+
+
+REGISTRATIONS = '''
+import jax
+from jax.tree_util import register_pytree_node as reg
+
+class A: pass
+class B: pass
+class C: pass
+class D: pass
+
+def setup():
+    x = 1
+    if x:
+        jax.tree_util.register_pytree_node(A, lambda a: ((), None), lambda _, c: A())
+    reg(B, lambda b: ((), None), lambda _, c: B())
+    jax.tree_util.register_static(C)
+    print(D)
+
+    def nested():
+        class E: pass
+        return E
+'''
+
+
+def test_a_registration_inside_a_function_body_is_still_seen():
+    tree, lines = ast.parse(REGISTRATIONS), REGISTRATIONS.splitlines()
+    fast = ModuleIndex(tree, ImportMap(tree, lines), lines)
+    assert fast.registered_pytree_classes() == {"A", "B", "C"}
+    assert [f.qualname for f in fast.functions] == ["setup", "setup.nested"]
+    assert "E" in fast.classes
