@@ -68,6 +68,16 @@ def describe_place(frame) -> str:
     return f"`{frame.function}`, reached from {kind} `{frame.entry}` via {hops}"
 
 
+# The `fix` doc of the rules whose fix is to make the parameter static (JAX101-JAX104).
+MAKE_STATIC_FIX = ("Sometimes (safe or unsafe): when the jit site is in the same file and the parameter is "
+                   "used only where a Python value works, the parameter is made static: `@jax.jit` "
+                   "becomes `@functools.partial(jax.jit, static_argnames=(\"n\",))`, and an existing "
+                   "static_argnames/static_argnums is extended in its own spelling. Safe when every call "
+                   "in the file passes a literal or a constant; otherwise unsafe: each new value of a "
+                   "static argument compiles the function again (JAX201). No fix when the value would "
+                   "stay traced (it comes out of a jnp call) or the parameter is used as an array.")
+
+
 def static_fix(value, frame) -> str:
     """The usual remedy: make the originating jit parameter static."""
     if len(value.params) == 1 and frame.entry_kind.startswith("jit"):

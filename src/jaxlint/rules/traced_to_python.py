@@ -1,6 +1,6 @@
 """JAX102 traced-to-python."""
 
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.base import MAKE_STATIC_FIX, SinkRule, describe_origin, describe_place, static_fix
 
 
 class TracedToPython(SinkRule):
@@ -39,13 +39,7 @@ class TracedToPython(SinkRule):
             return jnp.convolve(x, jnp.ones(n) / n)
     """
 
-    fix = ("Sometimes (safe or unsafe): when the jit site is in the same file and the parameter is "
-           "used only where a Python value works, the parameter is made static: `@jax.jit` "
-           "becomes `@functools.partial(jax.jit, static_argnames=(\"n\",))`, and an existing "
-           "static_argnames/static_argnums is extended in its own spelling. Safe when every call "
-           "in the file passes a literal or a constant; otherwise unsafe: each new value of a "
-           "static argument compiles the function again (JAX201). No fix when the value would "
-           "stay traced (it comes out of a jnp call) or the parameter is used as an array.")
+    fix = MAKE_STATIC_FIX
 
     def message(self, sink):
         how = sink.detail.get("how", "conversion")
