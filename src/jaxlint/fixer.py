@@ -250,7 +250,7 @@ class Context:
     """A file's text, its ast and its Analysis, with the lookups the fixes share."""
 
     def __init__(self, text: str, path: str, config=None):
-        from jaxlint.engine import Analysis
+        from jaxlint.analysis.file import Analysis
         self.text = Text(text)
         self.path = path
         self.config = config

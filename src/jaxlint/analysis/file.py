@@ -1,0 +1,375 @@
+"""The analysis of one file: what every rule reads, computed once and shared.
+
+`Analysis` runs the stages in order (import map, module index, jit sites, the dataflow of each
+traced function) and keeps their results; call-site facts the JAX2xx/JAX3xx rules need are
+computed on first use. The engine builds one per file and the fixer one per version of a file.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from jaxlint.analysis import api_tables as api
+from jaxlint.analysis import calls
+from jaxlint.analysis import values as vals
+from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
+from jaxlint.analysis.module import LineFilter, ModuleIndex, evaluate_literal, positional_params, pruned_walk
+from jaxlint.analysis.names import ImportMap
+from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
+
+_ARRAY_ANNOTATION = re.compile(
+    r"^(?:jax\.)?(?:Array|ArrayLike)$|^(?:jnp|jax\.numpy)\.ndarray$|^(?:int|float|bool|complex)$|"
+    r"^(?:jaxtyping\.|jt\.)?(?:Float|Int|Bool|Shaped|Num|Real|Inexact|Integer|UInt|Complex|Key)\[|"
+    r"^chex\.(?:Array|Numeric|Scalar)$")
+
+ENTRY_KINDS = {
+    "jax.jit": "jitted function", "nnx.jit": "jitted function", "eqx.filter_jit": "jitted function",
+    "jax.pmap": "pmapped function", "eqx.filter_pmap": "pmapped function",
+    "jax.checkpoint": "checkpointed function", "jax.vmap": "vmapped function",
+    "eqx.filter_vmap": "vmapped function",
+}
+
+
+class Analysis:
+    """Everything the rules read about one module, computed once."""
+
+    def __init__(self, tree: ast.Module, path: str = "<unknown>", config=None, lines=None):
+        self.tree = tree
+        self.lines = lines
+        self.path = path
+        self.config = config
+        self.imports = ImportMap(tree, lines)
+        self.index = ModuleIndex(tree, self.imports, lines)
+        self.unrolled_loop_threshold = int(getattr(config, "unrolled_loop_threshold", 16) or 16)
+        self.finder = TracedFinder(self.index, getattr(config, "jit_decorators", None) or {}, lines)
+        self.entries: list = self.finder.find()
+        self.jitted_by_name: dict = {}
+        self.jitted_by_attr: dict = {}
+        defs_by_name = {}
+        for info in self.index.functions:
+            defs_by_name[info.name] = defs_by_name.get(info.name, 0) + 1
+        for entry in self.entries:
+            if entry.is_jit:
+                for name in entry.call_names:
+                    self.jitted_by_name.setdefault(name, entry)
+                # `obj.m(...)` can only be matched to this method when no other def is named m
+                entry.call_attrs = {a for a in entry.call_attrs if defs_by_name.get(a, 0) <= 1}
+                for attr in entry.call_attrs:
+                    self.jitted_by_attr.setdefault(attr, entry)
+        self.call_sites: dict = self._all_call_sites()
+        self.flow = ModuleFlow(self.index, self.finder, self.jitted_by_name, self.jitted_by_attr,
+                               self.is_plain_class, lines)
+        self.budget_exhausted = False
+        self._run_entries()
+        self.sinks = self.flow.sinks
+        self._parents = None
+        self._repeated = None
+        self._jit_calls = None
+
+    def release(self):
+        """Break the reference cycles of this analysis (function <-> nested function, class <->
+        method, module flow <-> this object) so that it and the syntax tree it holds are freed the
+        moment the caller drops them, instead of surviving until a later garbage-collector pass
+        (which, inside flake8, would also have to walk every tree still waiting)."""
+        index = self.__dict__.get("index")
+        if index is not None:
+            for info in index.functions:
+                info.__dict__.clear()
+            for info in index.classes.values():
+                info.__dict__.clear()
+        for entry in self.__dict__.get("entries", ()):
+            entry.__dict__.clear()
+        for part in ("flow", "finder", "index"):
+            obj = self.__dict__.get(part)
+            if obj is not None:
+                obj.__dict__.clear()
+        self.__dict__.clear()
+
+    # -- call-site facts for the JAX2xx/JAX3xx rules (computed on first use) --------------------
+    @property
+    def parents(self):
+        if self._parents is None:
+            self._parents = calls.Parents(self.tree)
+        return self._parents
+
+    @property
+    def repeated(self) -> "calls.RepeatedFunctions":
+        """Why a def runs many times (computed per def, on first use)."""
+        if self._repeated is None:
+            self._repeated = calls.RepeatedFunctions(self.tree, self.parents, self.index, self.lines)
+        return self._repeated
+
+    def jit_calls(self) -> list:
+        """Every call of a compiled jitted function of this module, arguments mapped, in line order."""
+        if self._jit_calls is None:
+            found = []
+            traced_defs = {id(e.node) for e in self.entries}
+            for entry in self.entries:
+                if not entry.compiled or entry.spec.unresolved:
+                    continue
+                for call, skips_self in self.call_sites.get(id(entry), []):
+                    scope = self.parents.scope_of(call)
+                    if scope is not None and id(scope) in traced_defs:
+                        continue      # called while tracing another function: inlined, no compile
+                    site = calls.map_call(call, entry, skips_self)
+                    site.scope = scope
+                    site.loops = self.parents.loops_of(call)
+                    found.append(site)
+            found.sort(key=lambda s: (s.node.lineno, s.node.col_offset))
+            self._jit_calls = found
+        return self._jit_calls
+
+    def scope_facts(self, scope) -> "calls.ScopeFacts":
+        cache = self.__dict__.setdefault("_scope_facts", {})
+        key = id(scope)
+        if key not in cache:
+            cache[key] = calls.ScopeFacts(calls.scope_body(scope, self.tree))
+        return cache[key]
+
+    def runs_repeatedly(self, node) -> Optional[str]:
+        """Why the code at `node` runs many times: a loop around it, or its function is repeated."""
+        loops = self.parents.loops_of(node)
+        if loops:
+            return f"inside the loop at line {loops[-1].lineno}"
+        scope = self.parents.scope_of(node)
+        while isinstance(scope, ast.Lambda):
+            scope = self.parents.scope_of(scope)
+        if scope is not None:
+            return self.repeated.reason(scope)
+        return None
+
+    # -- call sites ---------------------------------------------------------------------------
+    def _all_call_sites(self) -> dict:
+        """Calls of each jitted function in this module: id(entry) -> [(call node, skips_self)].
+
+        One pruned walk for all jitted functions (a walk per function is quadratic in files with
+        thousands of jit sites), visiting only statements whose lines mention a callee's name."""
+        sites = {id(e): [(call, False) for call in e.immediate_calls] if e.is_jit else [] for e in self.entries}
+        # Names are looked up where they are bound: a nested def's name only inside its parent
+        # (test files define many nested `foo`s), a module-level name anywhere.
+        roots = {}
+        for entry in self.entries:
+            if entry.is_jit:
+                root = entry.name_scope.node if entry.name_scope is not None else self.tree
+                by_name, by_attr = roots.setdefault(id(root), (root, {}, {}))[1:]
+                for name in entry.call_names:
+                    by_name.setdefault(name, []).append(entry)
+                if root is self.tree:
+                    for attr in entry.call_attrs:
+                        by_attr.setdefault(attr, []).append(entry)
+        for root, by_name, by_attr in roots.values():
+            if not by_name and not by_attr:
+                continue
+            line_filter = LineFilter(self.lines, set(by_name) | set(by_attr))
+            for node in pruned_walk(root, line_filter):
+                if not isinstance(node, ast.Call):
+                    continue
+                func = node.func
+                if isinstance(func, ast.Name) and func.id in by_name:
+                    for entry in by_name[func.id]:
+                        sites[id(entry)].append((node, False))
+                elif isinstance(func, ast.Attribute) and func.attr in by_attr:
+                    for entry in by_attr[func.attr]:
+                        skips = entry.func is not None and entry.func.is_method and not entry.bound
+                        sites[id(entry)].append((node, skips))
+        for found in sites.values():
+            found.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+        return sites
+
+    def passed_params(self, entry: TracedEntry) -> Optional[set]:
+        """Parameters some call passes explicitly; None when no call is visible in the module."""
+        sites = self.call_sites.get(id(entry), [])
+        if not sites:
+            return None
+        passed = set()
+        for call, skips_self in sites:
+            positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+            if skips_self:
+                positional = positional[1:]
+            for i, arg in enumerate(call.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                if i < len(positional):
+                    passed.add(positional[i])
+            passed |= {kw.arg for kw in call.keywords if kw.arg}
+        return passed
+
+    def array_evidence(self, entry: TracedEntry) -> set:
+        """Parameters known to hold an array (not a container): annotations and literal calls."""
+        known = set()
+        args = entry.args
+        for a in args.posonlyargs + args.args + args.kwonlyargs:
+            if a.annotation is not None:
+                try:
+                    text = ast.unparse(a.annotation)
+                except Exception:  # noqa: BLE001 - unparse of odd annotations
+                    continue
+                if _ARRAY_ANNOTATION.search(text.strip("'\"")):
+                    known.add(a.arg)
+        positional = [p for p in positional_params(args) if p not in entry.bound]
+        for call, skips_self in self.call_sites.get(id(entry), []):
+            params = positional[1:] if skips_self else positional
+            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+            for param, arg in pairs:
+                if isinstance(arg, ast.Starred):
+                    break
+                if _is_scalar_literal(arg) or self._is_array_call(arg):
+                    known.add(param)
+        return known
+
+    def array_annotated(self, entry: TracedEntry) -> set:
+        """Parameters annotated as arrays (not Python scalars): what eqx.filter_jit traces."""
+        found = set()
+        for a in entry.args.posonlyargs + entry.args.args + entry.args.kwonlyargs:
+            if a.annotation is not None:
+                text = ast.unparse(a.annotation).strip("'\"")
+                if _ARRAY_ANNOTATION.search(text) and text not in ("int", "float", "bool", "complex"):
+                    found.add(a.arg)
+        return found
+
+    def boolean_evidence(self, entry: TracedEntry) -> set:
+        """Parameters some call in the module passes a boolean array to (a mask)."""
+        known = set()
+        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        for call, skips_self in self.call_sites.get(id(entry), []):
+            params = positional[1:] if skips_self else positional
+            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+            for param, arg in pairs:
+                if isinstance(arg, ast.Starred):
+                    break
+                if self._is_boolean_array(arg):
+                    known.add(param)
+        return known
+
+    def _is_boolean_array(self, node) -> bool:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            return self._is_boolean_array(node.operand)
+        if isinstance(node, ast.Compare):
+            return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops)
+        if isinstance(node, ast.Call):
+            name = self.imports.resolve(node.func) or ""
+            if name in api.BOOLEAN_RESULT:
+                return True
+            if name in ("jnp.array", "jnp.asarray", "np.array", "np.asarray") and node.args \
+                    and isinstance(node.args[0], (ast.List, ast.Tuple)) and node.args[0].elts:
+                return all(isinstance(e, ast.Constant) and isinstance(e.value, bool) for e in node.args[0].elts)
+        return False
+
+    def _is_array_call(self, node) -> bool:
+        if isinstance(node, ast.Call):
+            name = self.imports.resolve(node.func) or ""
+            return name.startswith(api.ARRAY_NAMESPACES) or name.startswith("np.")
+        return False
+
+    # -- classes ------------------------------------------------------------------------------
+    def is_plain_class(self, cls, registered=None) -> bool:
+        """A class jit cannot trace: not registered itself (registration is not inherited), no
+        unknown decorator, and no base that makes subclasses pytrees (NamedTuple, eqx.Module...)."""
+        registered = registered if registered is not None else self.index.registered_pytree_classes()
+        if cls.name in registered:
+            return False
+        for dec in cls.node.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            if self.imports.resolve(target) != "dataclasses.dataclass":
+                return False        # an unknown decorator may register it: stay silent
+        return not cls.node.keywords and self._plain_bases(cls, set())
+
+    def _plain_bases(self, cls, seen) -> bool:
+        if cls.name in seen:
+            return False
+        seen.add(cls.name)
+        for base in cls.bases:
+            if base in ("object", "builtins.object"):
+                continue
+            other = self.index.classes.get(base)
+            if other is None or other.node.keywords or not self._plain_bases(other, seen):
+                return False
+        return True
+
+    # -- dataflow -------------------------------------------------------------------------------
+    def _run_entries(self):
+        traced_funcs = {id(e.func) for e in self.entries if e.func is not None}
+        hosts = []
+        for entry in self.entries:
+            if entry.host is not None and id(entry.host) not in traced_funcs:
+                if entry.host not in hosts:
+                    hosts.append(entry.host)
+                continue      # analysed from its host, where its arguments are known
+            self._guarded(self._run_entry, entry)
+        for host in hosts:
+            self._guarded(self._run_host, host)
+
+    def _guarded(self, step, arg):
+        if self.budget_exhausted:
+            return
+        try:
+            step(arg)
+        except (Budget, RecursionError):
+            self.budget_exhausted = True
+
+    def _run_host(self, host):
+        """Run a plain function eagerly; the lax/vmap bodies it calls are traced with its values."""
+        bindings = {name: vals.UNKNOWN_V for name in host.params}
+        frame = Frame(function=host.qualname, entry=host.qualname, entry_kind="function")
+        FunctionRun(self.flow, host, Env(None, bindings), frame, 0, owner_cls=host.cls,
+                    self_value=vals.UNKNOWN_V, tracing=False).run()
+
+    def _run_entry(self, entry: TracedEntry):
+        if entry.spec.unresolved or any(is_error for _, is_error in entry.spec_problems):
+            return      # jax.jit itself raises (JAX203): the body is never traced
+        traced = traced_params(entry, self.passed_params(entry))
+        arrays = self.array_evidence(entry)
+        masks = self.boolean_evidence(entry)
+        defaults = {}
+        for name, node in calls.defaults_of(entry).items():
+            try:
+                defaults[name] = evaluate_literal(node)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                pass
+        names = [a.arg for a in entry.args.posonlyargs + entry.args.args + entry.args.kwonlyargs]
+        bindings = {}
+        owner = entry.func.cls if entry.func is not None else None
+        self_value = None
+        for i, name in enumerate(names + [a.arg for a in (entry.args.vararg, entry.args.kwarg) if a]):
+            if entry.func is not None and entry.func.is_method and i == 0 and name not in entry.bound:
+                self_value = vals.STATIC_V if name in entry.static else vals.UNKNOWN_V
+                bindings[name] = self_value
+                continue
+            if name in traced:
+                if entry.filtering and name not in self.array_annotated(entry):
+                    bindings[name] = vals.UNKNOWN_V
+                    continue
+                is_vararg = entry.args.vararg is not None and name == entry.args.vararg.arg
+                is_kwarg = entry.args.kwarg is not None and name == entry.args.kwarg.arg
+                if is_vararg and entry.static_in_varargs:
+                    bindings[name] = vals.UNKNOWN_V      # some elements static: cannot tell which
+                    continue
+                is_star = is_vararg or is_kwarg
+                leaf = vals.CONTAINER if is_star else (vals.ARRAY if name in arrays else vals.MAYBE)
+                if entry.wrapper == "lax.fori_loop" and i == 0:
+                    leaf = vals.ARRAY
+                bindings[name] = vals.traced(leaf=leaf, path=(name,), params=frozenset({name}),
+                                             boolish=name in masks)
+                if is_kwarg and entry.static_kwargs:
+                    bindings[name].extra = frozenset(entry.static_kwargs)   # static keys of **kwargs
+            elif name in entry.unbatched:
+                bindings[name] = vals.UNKNOWN_V
+            elif name in entry.static:
+                bindings[name] = vals.V(vals.STATIC, text=f"static:{name}")
+            else:
+                bindings[name] = vals.static(defaults.get(name, vals.NO_CONST))
+        kind = ENTRY_KINDS.get(entry.wrapper, f"{entry.wrapper} body")
+        frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind,
+                      muted=self.flow.inspects_tracers(entry.node))
+        func = entry.func if entry.func is not None else entry.lam
+        run = FunctionRun(self.flow, func, Env(None, bindings), frame, 0,
+                          self_value=self_value, owner_cls=owner)
+        run.run()
+
+
+def _is_scalar_literal(node) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool, complex))
