@@ -1,4 +1,5 @@
-"""What the analysis reports: findings, fixes and per-file results, as plain frozen data.
+"""What the analysis reports: findings, fixes and per-file results, as plain frozen data (and
+NoFix, which a rule's fix raises when a finding has none).
 
 Everything downstream (reporters, the flake8 adapter, the fixer, the verifier) reads these and
 nothing else, so they stay small and serialisable.
@@ -18,6 +19,11 @@ class Fix:
     safe: bool
     edits: tuple  # tuple of (start_offset, end_offset, replacement)
     why_unsafe: str = ""
+
+
+class NoFix(Exception):
+    """Raised by a rule's fix when this finding has no fix here; the message says why (for
+    debugging and tests)."""
 
 
 @dataclass(frozen=True)
