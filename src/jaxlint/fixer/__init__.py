@@ -13,9 +13,10 @@ one at a time, re-analysing after each, so they never conflict and a second run 
 Safe fixes keep what the program computes; unsafe ones (`--unsafe-fixes`) can change behaviour
 in a way the user should review, and their description says how.
 
-The modules: edits.py (text edits and offsets, string literals), syntax.py (libcst helpers),
-context.py (`Context`, one analysed version of a file), fixes.py (the fixes), apply.py (checking
-fixes and applying them to text and files).
+Each rule declares its fix (`Rule.fix_finding`), and the fixer finds it through the rule
+registry; fixes.py holds those not yet moved beside their rule. The modules: edits.py (text edits
+and offsets, string literals), syntax.py (libcst helpers), context.py (`Context`, one analysed
+version of a file), apply.py (checking fixes and applying them to text and files).
 """
 
 from jaxlint.findings import NoFix

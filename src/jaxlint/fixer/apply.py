@@ -26,19 +26,23 @@ from jaxlint import deepstack
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.fixer.context import Context
 from jaxlint.fixer.edits import Text, apply_edits, map_offset
-from jaxlint.fixer.fixes import FIXERS, STATIC_CODES
+from jaxlint.rules import BY_CODE, RULES
+from jaxlint.rules.make_static import make_parameter_static
 
-FIXABLE_CODES = frozenset(FIXERS)
+FIXABLE_CODES = frozenset(rule.code for rule in RULES if rule.fix_finding is not None)
+# The rules fixed by making a parameter static: a fix that leaves the finding traced through
+# another parameter is retried with that one added (see checked_fix).
+STATIC_CODES = tuple(rule.code for rule in RULES if rule.fix_finding is make_parameter_static)
 MAX_FIXES_PER_FILE = 500
 
 
 def compute_fix(ctx: Context, finding: Finding) -> Optional[Fix]:
     """The fix for one finding, unchecked; None when there is none."""
-    fixer = FIXERS.get(finding.code)
-    if fixer is None:
+    rule = BY_CODE.get(finding.code)
+    if rule is None or rule.fix_finding is None:
         return None
     try:
-        return fixer(ctx, finding)
+        return rule.fix_finding(ctx, finding)
     except (NoFix, cst.ParserSyntaxError, ValueError, StopIteration, KeyError, IndexError):
         return None
 

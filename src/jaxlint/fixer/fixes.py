@@ -15,8 +15,6 @@ from jaxlint.fixer.context import Context
 from jaxlint.fixer.edits import quote_of, string_literal
 from jaxlint.fixer.syntax import NO_SPACE, ONE_SPACE, append_items, code_of, has_comment
 
-STATIC_CODES = ("JAX101", "JAX102", "JAX103", "JAX104")
-
 # isinstance() types -> the jnp dtype classes that test the same thing of an array's dtype.
 _TYPE_DTYPES = {
     "int": ("integer",), "float": ("floating",), "bool": ("bool_",),
@@ -737,8 +735,3 @@ def _same_literal(a, b, missing) -> bool:
 def _pure(node) -> bool:
     return isinstance(node, (cst.Name, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)) or (
         isinstance(node, cst.Attribute) and _pure(node.value))
-
-
-FIXERS = {code: fix_static for code in STATIC_CODES}
-FIXERS.update({"JAX106": fix_type_test, "JAX107": fix_print, "JAX202": fix_unhashable,
-               "JAX304": fix_drift})

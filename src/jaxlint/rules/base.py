@@ -1,8 +1,9 @@
 """What every rule shares: its documentation, its examples, and how it words a finding.
 
 A rule is a small class with its code, a name, documentation in four parts (what it does, why
-it is bad, an example, what to use instead) and a `check(analysis)` that yields findings. The
-examples are code: the test suite lints them, so the documentation cannot drift from the rule.
+it is bad, an example, what to use instead), a `check(analysis)` that yields findings and, when
+it has an automatic fix, that fix (`fix_finding`) with its documentation (`fix`). The examples
+are code: the test suite lints them, so the documentation cannot drift from the rule.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ class Rule:
     example: str = ""           # flagged code
     use_instead: str = ""       # the fixed code
     fix: str = ""               # "safe" / "unsafe" / "" and why (filled by rules that have one)
+    # The fix itself, for rules that have one: a staticmethod `fix_finding(ctx, finding) -> Fix`
+    # (ctx is a jaxlint.fixer.Context) that raises NoFix when this finding has none here. Only
+    # the fixer calls it, so what it needs beyond linting (libcst, jaxlint.fixer) it imports itself.
+    fix_finding = None
 
     def check(self, analysis) -> Iterable[Finding]:
         raise NotImplementedError
@@ -66,16 +71,6 @@ def describe_place(frame) -> str:
         return f"{kind} `{frame.entry}`"
     hops = " <- ".join(f"`{name}` (line {line})" for name, line, _ in reversed(frame.chain))
     return f"`{frame.function}`, reached from {kind} `{frame.entry}` via {hops}"
-
-
-# The `fix` doc of the rules whose fix is to make the parameter static (JAX101-JAX104).
-MAKE_STATIC_FIX = ("Sometimes (safe or unsafe): when the jit site is in the same file and the parameter is "
-                   "used only where a Python value works, the parameter is made static: `@jax.jit` "
-                   "becomes `@functools.partial(jax.jit, static_argnames=(\"n\",))`, and an existing "
-                   "static_argnames/static_argnums is extended in its own spelling. Safe when every call "
-                   "in the file passes a literal or a constant; otherwise unsafe: each new value of a "
-                   "static argument compiles the function again (JAX201). No fix when the value would "
-                   "stay traced (it comes out of a jnp call) or the parameter is used as an array.")
 
 
 def static_fix(value, frame) -> str:

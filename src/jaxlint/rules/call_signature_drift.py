@@ -56,6 +56,11 @@ class CallSignatureDrift(Rule):
            "argument has to move; unsafe when argument expressions would be evaluated "
            "in another order. `1` vs `1.0` vs `True` is not fixed (the type would change).")
 
+    @staticmethod
+    def fix_finding(ctx, finding):
+        from jaxlint.fixer.fixes import fix_drift
+        return fix_drift(ctx, finding)
+
     def check(self, analysis):
         by_entry = {}
         for site in analysis.jit_calls():

@@ -49,6 +49,11 @@ class StaticUnhashable(Rule):
            "a tuple; unsafe because the callee then sees a tuple, not a list. Lists bound "
            "to a variable, dicts, sets and arrays are not fixed.")
 
+    @staticmethod
+    def fix_finding(ctx, finding):
+        from jaxlint.fixer.fixes import fix_unhashable
+        return fix_unhashable(ctx, finding)
+
     def check(self, analysis):
         for site in analysis.jit_calls():
             for param, arg in site.args.items():

@@ -37,6 +37,11 @@ class TraceTimePrint(SinkRule):
            "timing: it prints on every call, when the compiled code runs, not once while "
            "tracing.")
 
+    @staticmethod
+    def fix_finding(ctx, finding):
+        from jaxlint.fixer.fixes import fix_print
+        return fix_print(ctx, finding)
+
     def message(self, sink):
         return (f"print() shows {describe_origin(sink.value)}, traced in {describe_place(sink.frame)}: "
                 f"it prints a tracer once while tracing and nothing on later (cached) calls. "

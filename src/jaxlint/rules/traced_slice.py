@@ -1,6 +1,7 @@
 """JAX104 traced-slice."""
 
-from jaxlint.rules.base import MAKE_STATIC_FIX, SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.make_static import MAKE_STATIC_FIX, make_parameter_static
 
 
 class TracedSlice(SinkRule):
@@ -35,6 +36,7 @@ class TracedSlice(SinkRule):
     """
 
     fix = MAKE_STATIC_FIX
+    fix_finding = staticmethod(make_parameter_static)
 
     def message(self, sink):
         fix = static_fix(sink.value, sink.frame)

@@ -1,6 +1,7 @@
 """JAX102 traced-to-python."""
 
-from jaxlint.rules.base import MAKE_STATIC_FIX, SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.make_static import MAKE_STATIC_FIX, make_parameter_static
 
 
 class TracedToPython(SinkRule):
@@ -40,6 +41,7 @@ class TracedToPython(SinkRule):
     """
 
     fix = MAKE_STATIC_FIX
+    fix_finding = staticmethod(make_parameter_static)
 
     def message(self, sink):
         how = sink.detail.get("how", "conversion")

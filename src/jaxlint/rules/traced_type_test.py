@@ -41,6 +41,11 @@ class TracedTypeTest(SinkRule):
            "scalars now pass the test, and a Python bool is no longer an int. `match` class "
            "patterns are not fixed.")
 
+    @staticmethod
+    def fix_finding(ctx, finding):
+        from jaxlint.fixer.fixes import fix_type_test
+        return fix_type_test(ctx, finding)
+
     def message(self, sink):
         types = sink.detail.get("types", "int")
         fix = static_fix(sink.value, sink.frame)
