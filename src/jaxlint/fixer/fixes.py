@@ -15,15 +15,6 @@ from jaxlint.fixer.context import Context
 from jaxlint.fixer.edits import quote_of, string_literal
 from jaxlint.fixer.syntax import NO_SPACE, ONE_SPACE, append_items, code_of, has_comment
 
-# isinstance() types -> the jnp dtype classes that test the same thing of an array's dtype.
-_TYPE_DTYPES = {
-    "int": ("integer",), "float": ("floating",), "bool": ("bool_",),
-    "complex": ("complexfloating",),
-    "numbers.Integral": ("integer", "bool_"),
-    "numbers.Real": ("integer", "bool_", "floating"),
-    "numbers.Complex": ("integer", "bool_", "floating", "complexfloating"),
-    "numbers.Number": ("integer", "bool_", "floating", "complexfloating"),
-}
 # Builtins that turn a Python number into a Python number: values derived through them from a
 # static parameter stay Python values.
 _NUMBER_BUILTINS = {"int", "float", "abs", "round", "min", "max", "bool", "complex"}
@@ -426,43 +417,6 @@ def _extend_value(value, extra: list, quote: str):
         return cst.Tuple(elements=elements, lpar=[cst.LeftParen()] if not value.lpar else value.lpar,
                          rpar=[cst.RightParen()] if not value.rpar else value.rpar)
     raise NoFix("the static arguments are not written as a literal")
-
-
-# -- JAX106: isinstance(n, int) on a tracer -> a dtype test --------------------------------------
-
-def fix_type_test(ctx: Context, finding: Finding) -> Fix:
-    call = ctx.call_at(finding, lambda node: isinstance(node.func, ast.Name)
-                       and node.func.id == "isinstance")
-    if not (len(call.args) == 2 and not call.keywords):
-        raise NoFix("not an isinstance() call")
-    subject, types = call.args
-    names = types.elts if isinstance(types, ast.Tuple) else [types]
-    dtypes = []
-    for node in names:
-        name = ctx.analysis.imports.resolve(node) or (node.id if isinstance(node, ast.Name) else "")
-        if name not in _TYPE_DTYPES:
-            raise NoFix(f"no dtype class for {ast.unparse(node)}")
-        dtypes += [d for d in _TYPE_DTYPES[name] if d not in dtypes]
-    if len(dtypes) > 1 and not isinstance(subject, (ast.Name, ast.Attribute)):
-        raise NoFix("the tested expression would be evaluated more than once")
-    local = ctx.alias_for("jax.numpy")
-    edits = []
-    if local is None:
-        jax_local = ctx.alias_for("jax")
-        if jax_local is not None:
-            local = f"{jax_local}.numpy"
-        else:
-            local, edits = ctx.module_ref("jax.numpy", "jnp")
-    value = ctx.text.segment(subject)
-    if "\n" in value or "\r" in value:
-        value = f"({value})"
-    tests = [f"{local}.issubdtype({local}.asarray({value}).dtype, {local}.{d})" for d in dtypes]
-    replacement = tests[0] if len(tests) == 1 else "(" + " or ".join(tests) + ")"
-    start, end = ctx.text.span(call)
-    why = ("outside jit the dtype test answers for arrays and NumPy scalars too, and a Python bool "
-           "is no longer an int: code run eagerly can take the other branch")
-    return Fix(description=f"Test the dtype instead: `{replacement}` (unsafe: {why})", safe=False,
-               edits=tuple(edits + [(start, end, replacement)]), why_unsafe=why)
 
 
 # -- JAX107: print() of a tracer -> jax.debug.print ----------------------------------------------

@@ -1,6 +1,19 @@
 """JAX106 traced-type-test."""
 
+import ast
+
+from jaxlint.findings import Fix, NoFix
 from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+
+# isinstance() types -> the jnp dtype classes that test the same thing of an array's dtype.
+_TYPE_DTYPES = {
+    "int": ("integer",), "float": ("floating",), "bool": ("bool_",),
+    "complex": ("complexfloating",),
+    "numbers.Integral": ("integer", "bool_"),
+    "numbers.Real": ("integer", "bool_", "floating"),
+    "numbers.Complex": ("integer", "bool_", "floating", "complexfloating"),
+    "numbers.Number": ("integer", "bool_", "floating", "complexfloating"),
+}
 
 
 class TracedTypeTest(SinkRule):
@@ -41,11 +54,6 @@ class TracedTypeTest(SinkRule):
            "scalars now pass the test, and a Python bool is no longer an int. `match` class "
            "patterns are not fixed.")
 
-    @staticmethod
-    def fix_finding(ctx, finding):
-        from jaxlint.fixer.fixes import fix_type_test
-        return fix_type_test(ctx, finding)
-
     def message(self, sink):
         types = sink.detail.get("types", "int")
         fix = static_fix(sink.value, sink.frame)
@@ -54,3 +62,39 @@ class TracedTypeTest(SinkRule):
         return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)}: the type "
                 f"test against {types} is always False for a tracer (True when run eagerly), so jit "
                 f"silently takes the other branch. Fix: {remedy}")
+
+    @staticmethod
+    def fix_finding(ctx, finding) -> Fix:
+        """`isinstance(n, int)` -> `jnp.issubdtype(jnp.asarray(n).dtype, jnp.integer)`."""
+        call = ctx.call_at(finding, lambda node: isinstance(node.func, ast.Name)
+                           and node.func.id == "isinstance")
+        if not (len(call.args) == 2 and not call.keywords):
+            raise NoFix("not an isinstance() call")
+        subject, types = call.args
+        names = types.elts if isinstance(types, ast.Tuple) else [types]
+        dtypes = []
+        for node in names:
+            name = ctx.analysis.imports.resolve(node) or (node.id if isinstance(node, ast.Name) else "")
+            if name not in _TYPE_DTYPES:
+                raise NoFix(f"no dtype class for {ast.unparse(node)}")
+            dtypes += [d for d in _TYPE_DTYPES[name] if d not in dtypes]
+        if len(dtypes) > 1 and not isinstance(subject, (ast.Name, ast.Attribute)):
+            raise NoFix("the tested expression would be evaluated more than once")
+        local = ctx.alias_for("jax.numpy")
+        edits = []
+        if local is None:
+            jax_local = ctx.alias_for("jax")
+            if jax_local is not None:
+                local = f"{jax_local}.numpy"
+            else:
+                local, edits = ctx.module_ref("jax.numpy", "jnp")
+        value = ctx.text.segment(subject)
+        if "\n" in value or "\r" in value:
+            value = f"({value})"
+        tests = [f"{local}.issubdtype({local}.asarray({value}).dtype, {local}.{d})" for d in dtypes]
+        replacement = tests[0] if len(tests) == 1 else "(" + " or ".join(tests) + ")"
+        start, end = ctx.text.span(call)
+        why = ("outside jit the dtype test answers for arrays and NumPy scalars too, and a Python bool "
+               "is no longer an int: code run eagerly can take the other branch")
+        return Fix(description=f"Test the dtype instead: `{replacement}` (unsafe: {why})", safe=False,
+                   edits=tuple(edits + [(start, end, replacement)]), why_unsafe=why)
