@@ -419,63 +419,6 @@ def _extend_value(value, extra: list, quote: str):
     raise NoFix("the static arguments are not written as a literal")
 
 
-# -- JAX202: a list passed to a static parameter -> a tuple --------------------------------------
-
-def fix_unhashable(ctx: Context, finding: Finding) -> Fix:
-    from jaxlint.rules.static_args import unhashable_kind
-    call, site = ctx.jit_call_at(finding)
-    edits, params = [], []
-    for param, arg in site.args.items():
-        if param not in site.entry.static or not unhashable_kind(ctx.analysis, site, arg.node):
-            continue
-        if not _list_display(arg.node):
-            raise NoFix(f"`{param}` receives a value that is not a list display")
-        value = cst.parse_expression(ctx.text.segment(arg.node))
-        start, end = ctx.text.span(arg.node)
-        edits.append((start, end, code_of(_as_tuple(value))))
-        params.append(param)
-    if not edits:
-        raise NoFix("no list display passed to a static parameter")
-    names = ", ".join(f"`{p}`" for p in params)
-    why = "the callee receives a tuple instead of a list (list methods, `==` with lists and `+` differ)"
-    return Fix(description=f"Pass a tuple to static {names} (unsafe: {why})", safe=False,
-               edits=tuple(edits), why_unsafe=why)
-
-
-def _list_display(node) -> bool:
-    if isinstance(node, (ast.List, ast.ListComp)):
-        return True
-    if isinstance(node, ast.Tuple):
-        return any(_list_display(e) for e in node.elts)
-    return False
-
-
-def _as_tuple(node):
-    """Lists (and lists inside tuples and lists) to tuples; a list comprehension to tuple(...)."""
-    if isinstance(node, cst.ListComp):
-        gen = cst.GeneratorExp(elt=node.elt, for_in=node.for_in, lpar=[], rpar=[])
-        return cst.Call(func=cst.Name("tuple"), args=[cst.Arg(gen)],
-                        whitespace_before_args=node.lbracket.whitespace_after,
-                        lpar=node.lpar, rpar=node.rpar)
-    if isinstance(node, (cst.List, cst.Tuple)):
-        elements = []
-        for el in node.elements:
-            if isinstance(el, cst.StarredElement):
-                elements.append(el.with_changes(value=_as_tuple(el.value)))
-            else:
-                elements.append(el.with_changes(value=_as_tuple(el.value)))
-        if isinstance(node, cst.Tuple):
-            return node.with_changes(elements=elements)
-        if len(elements) == 1 and not isinstance(elements[0].comma, cst.Comma) \
-                and not isinstance(elements[0], cst.StarredElement):
-            elements[0] = elements[0].with_changes(comma=cst.Comma())
-        opening = cst.LeftParen(whitespace_after=node.lbracket.whitespace_after)
-        closing = cst.RightParen(whitespace_before=node.rbracket.whitespace_before)
-        return cst.Tuple(elements=elements, lpar=list(node.lpar) + [opening],
-                         rpar=[closing] + list(node.rpar))
-    return node
-
-
 # -- JAX304: spell the call as the first call did ------------------------------------------------
 
 def fix_drift(ctx: Context, finding: Finding) -> Fix:

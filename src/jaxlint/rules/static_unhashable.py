@@ -2,7 +2,7 @@
 
 import ast
 
-from jaxlint.findings import Finding
+from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 from jaxlint.rules.static_args import unhashable_kind
 
@@ -49,11 +49,6 @@ class StaticUnhashable(Rule):
            "a tuple; unsafe because the callee then sees a tuple, not a list. Lists bound "
            "to a variable, dicts, sets and arrays are not fixed.")
 
-    @staticmethod
-    def fix_finding(ctx, finding):
-        from jaxlint.fixer.fixes import fix_unhashable
-        return fix_unhashable(ctx, finding)
-
     def check(self, analysis):
         for site in analysis.jit_calls():
             for param, arg in site.args.items():
@@ -82,3 +77,62 @@ class StaticUnhashable(Rule):
                                      f"annotated `{ast.unparse(a.annotation)}`, which is not hashable: "
                                      f"every call raises ValueError (Non-hashable static arguments). "
                                      f"Fix: take a tuple (or a frozen dataclass) instead"))
+
+    @staticmethod
+    def fix_finding(ctx, finding) -> Fix:
+        """A list display passed to a static parameter -> a tuple display."""
+        import libcst as cst
+
+        from jaxlint.fixer.syntax import code_of
+
+        call, site = ctx.jit_call_at(finding)
+        edits, params = [], []
+        for param, arg in site.args.items():
+            if param not in site.entry.static or not unhashable_kind(ctx.analysis, site, arg.node):
+                continue
+            if not _list_display(arg.node):
+                raise NoFix(f"`{param}` receives a value that is not a list display")
+            value = cst.parse_expression(ctx.text.segment(arg.node))
+            start, end = ctx.text.span(arg.node)
+            edits.append((start, end, code_of(_as_tuple(value))))
+            params.append(param)
+        if not edits:
+            raise NoFix("no list display passed to a static parameter")
+        names = ", ".join(f"`{p}`" for p in params)
+        why = "the callee receives a tuple instead of a list (list methods, `==` with lists and `+` differ)"
+        return Fix(description=f"Pass a tuple to static {names} (unsafe: {why})", safe=False,
+                   edits=tuple(edits), why_unsafe=why)
+
+
+# -- the fix's helpers ---------------------------------------------------------------------------
+
+def _list_display(node) -> bool:
+    """A list display or comprehension, or a tuple display holding one."""
+    if isinstance(node, (ast.List, ast.ListComp)):
+        return True
+    if isinstance(node, ast.Tuple):
+        return any(_list_display(e) for e in node.elts)
+    return False
+
+
+def _as_tuple(node):
+    """Lists (and lists inside tuples and lists) to tuples; a list comprehension to tuple(...)."""
+    import libcst as cst
+
+    if isinstance(node, cst.ListComp):
+        gen = cst.GeneratorExp(elt=node.elt, for_in=node.for_in, lpar=[], rpar=[])
+        return cst.Call(func=cst.Name("tuple"), args=[cst.Arg(gen)],
+                        whitespace_before_args=node.lbracket.whitespace_after,
+                        lpar=node.lpar, rpar=node.rpar)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        elements = [el.with_changes(value=_as_tuple(el.value)) for el in node.elements]
+        if isinstance(node, cst.Tuple):
+            return node.with_changes(elements=elements)
+        if len(elements) == 1 and not isinstance(elements[0].comma, cst.Comma) \
+                and not isinstance(elements[0], cst.StarredElement):
+            elements[0] = elements[0].with_changes(comma=cst.Comma())
+        opening = cst.LeftParen(whitespace_after=node.lbracket.whitespace_after)
+        closing = cst.RightParen(whitespace_before=node.rbracket.whitespace_before)
+        return cst.Tuple(elements=elements, lpar=list(node.lpar) + [opening],
+                         rpar=[closing] + list(node.rpar))
+    return node
