@@ -13,10 +13,11 @@ one at a time, re-analysing after each, so they never conflict and a second run 
 Safe fixes keep what the program computes; unsafe ones (`--unsafe-fixes`) can change behaviour
 in a way the user should review, and their description says how.
 
-Each rule declares its fix (`Rule.fix_finding`), and the fixer finds it through the rule
-registry; fixes.py holds those not yet moved beside their rule. The modules: edits.py (text edits
-and offsets, string literals), syntax.py (libcst helpers), context.py (`Context`, one analysed
-version of a file), apply.py (checking fixes and applying them to text and files).
+Each fix lives beside its rule, as the rule's `fix_finding` (JAX101-JAX104 share
+rules/make_static.py), and the fixer finds it through the rule registry. This package holds what
+all fixes share: edits.py (text edits and offsets, string literals), syntax.py (libcst helpers),
+context.py (`Context`, one analysed version of a file) and apply.py (checking fixes and applying
+them to text and files).
 """
 
 from jaxlint.findings import NoFix
