@@ -148,6 +148,28 @@ def test_edit_helpers():
     assert fixer.map_offset(6, edits, after=True) == 6
 
 
+def test_every_fixable_rule_declares_its_fix_beside_it():
+    for rule in RULES:
+        assert (rule.fix_finding is not None) == ruledocs.fixable(rule), rule.code
+        if rule.fix_finding is not None:
+            assert rule.fix_finding.__module__.startswith("jaxlint.rules."), rule.code
+
+
+def test_linting_loads_neither_libcst_nor_the_fixer():
+    """Fixes sit in the rule modules but import libcst and the fixer where they use them, so
+    running every rule over every fix fixture must not import them."""
+    script = ("import sys\n"
+              "from jaxlint.engine import lint_file\n"
+              "findings = sum(len(lint_file(path).findings) for path in sys.argv[1:])\n"
+              "assert findings, 'nothing was linted'\n"
+              "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' "
+              "or m.startswith('jaxlint.fixer'))\n"
+              "assert not loaded, loaded\n")
+    run = subprocess.run([sys.executable, "-c", script, *map(str, INPUTS)], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
 # -- files on disk and the command line ----------------------------------------------------------
 
 def copy(tmp_path, name):
