@@ -69,6 +69,31 @@ def _decorator_name(dec: ast.AST) -> str:
     return ""
 
 
+def binds_locally(info: FuncInfo, name: str) -> bool:
+    """Is `name` a parameter or a variable of this def (bound in its own body, not in a nested
+    def)? Then it hides a def of that name in an enclosing function, as in Python."""
+    names = info.__dict__.get("_local_names")
+    if names is None:
+        names = set(info.params)
+        stack = list(info.node.body)
+        while stack:
+            stmt = stack.pop()
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for block in _child_bodies(stmt):
+                    stack.extend(block)
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor,
+                                 ast.With, ast.AsyncWith)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+                    [i.optional_vars for i in stmt.items if i.optional_vars is not None] \
+                    if isinstance(stmt, (ast.With, ast.AsyncWith)) else [stmt.target]
+                for target in targets:
+                    names.update(target_names(target))
+            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        info.__dict__["_local_names"] = names
+    return name in names
+
+
 def param_names(args: ast.arguments) -> list:
     names = [a.arg for a in args.posonlyargs + args.args]
     if args.vararg:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, child_nodes, evaluate_literal,
-                                     param_names, params_with_defaults, positional_params)
+from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, binds_locally, child_nodes,
+                                     evaluate_literal, param_names, params_with_defaults, positional_params)
 from jaxlint.analysis.names import canonical
 
 
@@ -259,6 +259,8 @@ class TracedFinder:
             while s is not None:
                 if target.id in s.nested:
                     return s.nested[target.id]
+                if binds_locally(s, target.id):
+                    return None         # a parameter or local variable hides outer defs of that name
                 s = s.parent
             if cls is not None and target.id in cls.methods:
                 return cls.methods[target.id]
