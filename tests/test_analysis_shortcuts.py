@@ -1,7 +1,7 @@
 """The shortcuts the analysis takes for speed give the answers the plain way gives.
 
-Each shortcut (a text search before a walk, ancestors found on demand, a def's repetition
-followed only through its callers) is checked against the straightforward computation on real
+Each shortcut (a text search before a walk, ancestors found on demand, a def's callers found
+by a text search for its name) is checked against the straightforward computation on real
 code: the fixtures and jaxlint's own sources.
 """
 
@@ -12,10 +12,11 @@ import re
 
 import pytest
 
-from jaxlint.analysis.calls import Parents, RepeatedFunctions, _calls_of, _repetition_fixpoint
+from jaxlint.analysis.calls import Parents
 from jaxlint.analysis.dataflow import ModuleFlow, inspects_tracers
 from jaxlint.analysis.module import FunctionNode, LineFilter, ModuleIndex, evaluate_literal, walk
 from jaxlint.analysis.names import ImportMap
+from jaxlint.analysis.repetition import Repetition
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "tests" / "fixtures").rglob("*.py")) + sorted((ROOT / "src" / "jaxlint").rglob("*.py"))
@@ -106,94 +107,17 @@ def test_many_questions_switch_to_one_parent_map():
     assert lazy._full is not None
 
 
-# -- RepeatedFunctions ---------------------------------------------------------------------------
+# -- Repetition ----------------------------------------------------------------------------------
 
-REPETITION = '''
-import functools
-
-def leaf():
-    pass
-
-def middle():
-    leaf()
-
-def outer(xs):
-    for x in xs:
-        middle()
-
-def ping(n):
-    pong(n)
-
-def pong(n):
-    ping(n)
-
-def lonely():
-    leaf2()
-
-def leaf2():
-    pass
-
-class Model:
-    def __call__(self):
-        helper()
-
-    def __init__(self):
-        once()
-
-def helper():
-    pass
-
-def once():
-    pass
-
-def train_step():
-    inner()
-
-def inner():
-    pass
-
-@functools.lru_cache
-def cached():
-    pass
-
-def loop_cached():
-    while True:
-        cached()
-
-def comprehension():
-    return [late() for _ in range(3)]
-
-def late():
-    pass
-
-def test_something():
-    pass
-'''
-
-
-@pytest.mark.parametrize("source", [REPETITION] + [p.read_text(encoding="utf-8") for p in sample(30, seed=3)])
-def test_repetition_followed_through_callers_equals_the_whole_module_fixpoint(source):
-    tree = ast.parse(source)
-    lines = source.splitlines()
-    index = ModuleIndex(tree, ImportMap(tree, lines), lines)
-    parents = Parents(tree)
-    names = {info.name for info in index.functions}
-    everything = _repetition_fixpoint(index.functions, _calls_of(walk(tree), names), parents)
-    on_demand = RepeatedFunctions(tree, parents, index, lines)
-    for info in index.functions:
-        assert (on_demand.reason(info.node) is not None) == (id(info.node) in everything), info.qualname
-
-
-def test_repetition_reasons_on_a_known_program():
-    tree = ast.parse(REPETITION)
-    lines = REPETITION.splitlines()
-    index = ModuleIndex(tree, ImportMap(tree, lines), lines)
-    repeated = RepeatedFunctions(tree, Parents(tree), index, lines)
-    by_name = {info.name: info.node for info in index.functions}
-    assert {name for name, node in by_name.items() if repeated.reason(node)} == {
-        "leaf", "middle", "__call__", "helper", "train_step", "inner", "late"}
-    assert "called in the loop at line" in repeated.reason(by_name["middle"])
-    assert "called from `middle`" in repeated.reason(by_name["leaf"])
+@pytest.mark.parametrize("path", sample(30, seed=3), ids=lambda p: p.name)
+def test_repetition_found_through_pruned_walks_equals_the_unpruned_search(path):
+    tree, lines = parsed(path)
+    pruned = Repetition(tree, Parents(tree), ModuleIndex(tree, ImportMap(tree, lines), lines), lines)
+    plain_index = ModuleIndex(tree, ImportMap(tree))
+    plain = Repetition(tree, Parents(tree), plain_index, None)
+    for info, plain_info in zip(pruned.index.functions, plain_index.functions):
+        assert [w.reason for w in pruned.witnesses(info)] == [w.reason for w in plain.witnesses(plain_info)], \
+            info.qualname
 
 
 # -- ImportMap, ModuleIndex, inspects_tracers: with the line filters and without ------------------

@@ -27,3 +27,14 @@ def test_verbose_prints_notes_on_stderr(tmp_path, monkeypatch, capsys):
     assert f"{path}: note: analysis budget exhausted" in capsys.readouterr().err
     main(["check", "--no-cache", "-j", "1", str(path)])
     assert "note:" not in capsys.readouterr().err
+
+
+FACTORY = "import jax\n\ndef make_step(lr):\n    return jax.jit(lambda w: w - lr * w)\n"
+
+
+def test_a_jit301_site_left_unreported_says_why(tmp_path, capsys):
+    path = tmp_path / "factory.py"
+    path.write_text(FACTORY)
+    assert main(["check", "--no-cache", "-j", "1", "-v", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert f"{path}: note: JAX301 not reported at line 4: no repeated caller of `make_step` found" in err

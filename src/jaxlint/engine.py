@@ -66,6 +66,8 @@ def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=N
                 if key not in seen:
                     seen.add(key)
                     findings.append(finding)
+        if notes is not None:
+            notes.extend(analysis.notes)
     finally:
         analysis.release()
     errors_on_line = {f.line for f in findings if f.code.startswith("JAX10") and f.code != "JAX107"}

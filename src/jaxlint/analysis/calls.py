@@ -9,22 +9,14 @@ a name was bound to. Everything here is syntactic and local to the calling funct
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.module import (LineFilter, child_nodes, evaluate_literal, params_with_defaults,
-                                     positional_params, pruned_walk, walk)
+from jaxlint.analysis.module import child_nodes, evaluate_literal, params_with_defaults, positional_params
 from jaxlint.analysis.module import target_names as _names
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_STEP_NAME = re.compile(r"^(?!(make|create|build|get|init|setup|new)_)(\w+_)?(step|update)$", re.IGNORECASE)
-# Methods whose name says they run per batch / per call (a test method or `run` runs once).
-_REPEATED_METHOD = re.compile(
-    r"^__call__$|(^|_)(step|update|apply|predict|forward|sample|evaluate|eval|infer|generate|decode|"
-    r"encode|loss|act|policy|rollout)(_|$)", re.IGNORECASE)
-_ONCE_METHODS = {"__init__", "setup", "__post_init__", "__new__", "__init_subclass__"}
 
 
 @dataclass
@@ -281,118 +273,6 @@ def expr_varies(expr, why: dict) -> Optional[str]:
     if _reads_data(expr):
         return "it is read from array data (float()/int()/.item())"
     return None
-
-
-class RepeatedFunctions:
-    """Which defs run many times, and why: called in a loop (transitively), methods, step functions.
-
-    Asked about one def, it looks only at what can make that def repeated: the calls of its name,
-    the defs those calls sit in, their callers in turn. Each level is one walk pruned to the lines
-    that mention the names (most files never need more than one or two), instead of a walk over
-    every call of the module."""
-
-    MAX_NAMES = 64      # a caller chain longer than this: one walk over every call instead
-
-    def __init__(self, tree: ast.Module, parents: Parents, index, lines=None):
-        self.tree = tree
-        self.parents = parents
-        self.index = index
-        self.lines = lines
-        self.by_name: dict = {}
-        for info in index.functions:
-            self.by_name.setdefault(info.name, []).append(info)
-        self._why: dict = {}            # id(def node) -> reason, for the defs already settled
-        self._settled: set = set()      # names whose defs are settled
-
-    def reason(self, def_node) -> Optional[str]:
-        info = self.index.by_node.get(id(def_node))
-        if info is None:
-            return None
-        if info.name not in self._settled:
-            self._settle(info.name)
-        return self._why.get(id(def_node))
-
-    def _settle(self, name: str):
-        names, calls = self._callers_closure(name)
-        infos = [info for n in names for info in self.by_name.get(n, ())]
-        self._why.update(_repetition_fixpoint(infos, calls, self.parents))
-        self._settled |= names
-
-    def _callers_closure(self, name: str):
-        """The names whose defs can make `name` repeated, and every call of those names."""
-        names, level, calls = {name}, {name}, []
-        while level:
-            if len(names) > self.MAX_NAMES:
-                level = set(self.by_name)          # give up pruning: every call of every def
-                names = set(self.by_name)
-                calls = []
-                found = _calls_of(walk(self.tree), level)
-            else:
-                found = _calls_of(pruned_walk(self.tree, LineFilter(self.lines, level)), level)
-            calls.extend(found)
-            level = set()
-            for call, _ in found:
-                scope = self.parents.scope_of(call)
-                caller = getattr(scope, "name", None) if scope is not None else None
-                if caller is not None and caller not in names and caller in self.by_name:
-                    names.add(caller)
-                    level.add(caller)
-        calls.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
-        return names, calls
-
-
-def _calls_of(nodes, names) -> list:
-    """(call, name) for the calls among `nodes` of a function or method named in `names`."""
-    found = []
-    for node in nodes:
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if name in names:
-                found.append((node, name))
-    return found
-
-
-def _repetition_fixpoint(infos: list, calls: list, parents: Parents) -> dict:
-    """def node id -> why it runs many times, for `infos`, from their names and `calls`."""
-    why: dict = {}
-    by_name: dict = {}
-    for info in infos:
-        by_name.setdefault(info.name, []).append(info)
-    for info in infos:
-        if _is_memoised(info.node):
-            continue
-        if info.name.startswith("test"):
-            continue
-        if info.cls is not None and info.parent is None and info.name not in _ONCE_METHODS \
-                and _REPEATED_METHOD.search(info.name):
-            why[id(info.node)] = f"`{info.qualname}` is a method that runs on every call"
-        elif _STEP_NAME.search(info.name):
-            why[id(info.node)] = f"`{info.qualname}` is a step function, called repeatedly"
-    changed = True
-    while changed:
-        changed = False
-        for call, name in calls:
-            scope = parents.scope_of(call)
-            loops = parents.loops_of(call)
-            if not loops and (scope is None or id(scope) not in why):
-                continue
-            reason_of_caller = f"called in the loop at line {loops[-1].lineno}" if loops else \
-                f"called from `{getattr(scope, 'name', 'lambda')}`, which runs repeatedly"
-            for info in by_name.get(name, ()):
-                if id(info.node) not in why and not _is_memoised(info.node):
-                    why[id(info.node)] = f"`{info.qualname}` is {reason_of_caller} (line {call.lineno})"
-                    changed = True
-    return why
-
-
-def _is_memoised(node) -> bool:
-    for dec in getattr(node, "decorator_list", ()):
-        target = dec.func if isinstance(dec, ast.Call) else dec
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if "cache" in name.lower() or "memo" in name.lower():
-            return True
-    return False
 
 
 _BOUNDED_COMBINATORS = {"product", "zip", "enumerate", "reversed", "sorted", "permutations",

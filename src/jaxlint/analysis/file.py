@@ -17,6 +17,7 @@ from jaxlint.analysis import values as vals
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.module import LineFilter, ModuleIndex, evaluate_literal, positional_params, pruned_walk
 from jaxlint.analysis.names import ImportMap
+from jaxlint.analysis.repetition import Repetition
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 
 _ARRAY_ANNOTATION = re.compile(
@@ -67,6 +68,7 @@ class Analysis:
         self._parents = None
         self._repeated = None
         self._jit_calls = None
+        self.notes: list = []          # what a rule chose not to report, and why (--verbose)
 
     def release(self):
         """Break the reference cycles of this analysis (function <-> nested function, class <->
@@ -95,10 +97,11 @@ class Analysis:
         return self._parents
 
     @property
-    def repeated(self) -> "calls.RepeatedFunctions":
-        """Why a def runs many times (computed per def, on first use)."""
+    def repeated(self) -> Repetition:
+        """Where the code shows that a def runs many times (computed per def, on first use)."""
         if self._repeated is None:
-            self._repeated = calls.RepeatedFunctions(self.tree, self.parents, self.index, self.lines)
+            self._repeated = Repetition(self.tree, self.parents, self.index, self.lines,
+                                        {id(e.node) for e in self.entries})
         return self._repeated
 
     def jit_calls(self) -> list:
@@ -129,16 +132,9 @@ class Analysis:
         return cache[key]
 
     def runs_repeatedly(self, node) -> Optional[str]:
-        """Why the code at `node` runs many times: a loop around it, or its function is repeated."""
-        loops = self.parents.loops_of(node)
-        if loops:
-            return f"inside the loop at line {loops[-1].lineno}"
-        scope = self.parents.scope_of(node)
-        while isinstance(scope, ast.Lambda):
-            scope = self.parents.scope_of(scope)
-        if scope is not None:
-            return self.repeated.reason(scope)
-        return None
+        """Why the code at `node` runs many times: a loop around it, or a loop that calls its
+        function (directly or through callers); None when the file does not show it."""
+        return self.repeated.reason(node)
 
     # -- call sites ---------------------------------------------------------------------------
     def _all_call_sites(self) -> dict:

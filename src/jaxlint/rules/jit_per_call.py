@@ -2,6 +2,8 @@
 
 import ast
 
+from jaxlint.analysis.module import walk
+from jaxlint.analysis.repetition import LITERAL, MODULE, is_memoised, scope_key
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 
@@ -13,33 +15,47 @@ class JitPerCall(Rule):
     summary = "jax.jit applied to a new function object every time the code runs: compiles every time."
     what = """
         Flags `jax.jit` (also `pmap`, `eqx.filter_jit`) applied to a lambda, a nested function, a
-        `functools.partial` or a `jax.grad(...)` result built on the spot, when that code runs
-        repeatedly: in a loop or comprehension, or in a function called in a loop, a method or a
-        step function. `jax.jit(module_level_function)` in a loop is cached by JAX and is fine.
+        `functools.partial` or a `jax.grad(...)` result built on the spot, when the code shows that
+        it runs many times and compiles the same program each time: it sits in a loop or
+        comprehension, or in a function that a loop calls (directly or through its callers; for
+        a method, a call `obj.method(...)` in a loop; for `__init__`, objects created in a loop),
+        and what the jitted function captures does not change from one run to the next.
+
+        Stays silent, with a `--verbose` note saying why, when the repetition is not in the code
+        (no loop reaches the function: a factory, a setup method, public API called by others),
+        when the jit runs while an outer jit traces (a helper of a jitted function, a `lax.scan`
+        body, a Flax / NNX / Equinox module's `__call__`): it is inlined there, when the result is
+        memoised (`if self._fn is None: self._fn = jax.jit(...)`, a dict cache, `functools.cache`),
+        when the jitted function is never called, and when each run jits a different program: the
+        function captures the loop variable (or a value computed from it, or the jit's options
+        depend on it), as in an autotuning sweep or a loop over models or configurations.
+        `jax.jit(f)` in a loop, with `f` defined before the loop, is the same function object and
+        is cached by JAX.
     """
     why = """
         jit's cache is keyed on the function object. A new lambda, closure or partial is a new
-        key even when its code is identical, so every call traces and compiles from scratch.
+        key even when its code and captured values are identical, so every call traces and
+        compiles the same program again.
     """
     example = """
         import jax
 
-        def sweep(w, rates):
-            for lr in rates:
-                step = jax.jit(lambda w: w - lr * w)
-                w = step(w)
+        def train(w, grads):
+            for g in grads:
+                step = jax.jit(lambda w, g: w - 0.1 * g)
+                w = step(w, g)
             return w
     """
     use_instead = """
         import jax
 
         @jax.jit
-        def step(w, lr):
-            return w - lr * w
+        def step(w, g):
+            return w - 0.1 * g
 
-        def sweep(w, rates):
-            for lr in rates:
-                w = step(w, lr)
+        def train(w, grads):
+            for g in grads:
+                w = step(w, g)
             return w
     """
 
@@ -47,8 +63,6 @@ class JitPerCall(Rule):
            "the jitted function closes over.")
 
     def check(self, analysis):
-        traced_defs = {id(e.func.node) for e in analysis.entries if e.func is not None}
-        traced_defs |= {id(e.lam) for e in analysis.entries if e.lam is not None}
         for entry in analysis.entries:
             if not entry.compiled:
                 continue
@@ -63,17 +77,272 @@ class JitPerCall(Rule):
                     kw.arg == "inline" and isinstance(kw.value, ast.Constant) and kw.value.value
                     for kw in site.keywords):
                 continue      # inline=True: traced into its caller, never compiled on its own
-            anchor = entry.func.node if entry.via_decorator else site
-            scope = analysis.parents.scope_of(anchor)
-            while isinstance(scope, ast.Lambda):
-                scope = analysis.parents.scope_of(scope)
-            if scope is not None and id(scope) in traced_defs:
-                continue      # a jit inside a traced function is inlined, not compiled per call
-            why = analysis.runs_repeatedly(anchor)
-            if not why:
-                continue
-            yield Finding(
-                code=self.code, line=site.lineno, col=site.col_offset, function=entry.name,
-                message=(f"jax.jit is applied to {what}, {why}: a new function object each time, so "
-                         f"every call traces and compiles again. Fix: define the function once at "
-                         f"module level (pass changing values as arguments) and jit it once"))
+            finding = self._judge(analysis, entry, what)
+            if isinstance(finding, str):
+                analysis.notes.append(f"JAX301 not reported at line {site.lineno}: {finding}")
+            elif finding is not None:
+                yield finding
+
+    def _judge(self, analysis, entry, what):
+        """A Finding, or the reason (a note) why this jit site is not reported."""
+        rep = analysis.repeated
+        site = entry.site
+        anchor, within = _creation(entry)
+        scope = rep.function_of(anchor)
+        host = rep.traced_host(anchor)
+        if host is not None:
+            return (f"it runs inside {host}: the jit of {what} is inlined into the outer program, "
+                    f"not compiled on its own")
+        if scope is None and not analysis.parents.loops_of(anchor):
+            return None                      # module-level code outside loops runs once
+        if not _is_used(analysis, entry):
+            return "the jitted function is never called in this file, so nothing compiles"
+        memo = _memoised(analysis, entry, anchor, scope)
+        if memo:
+            return f"the jitted function is memoised ({memo}): it is built once and reused"
+        contexts = rep.contexts(anchor, within)
+        if not contexts:
+            loops = analysis.parents.loops_of(site) if within is not None else []
+            if loops:
+                return (f"`{entry.func.name}` is defined once, outside the loop at line "
+                        f"{loops[-1].lineno}: jitting the same function object again hits JAX's cache")
+            if is_memoised(scope.node):
+                return f"`{scope.qualname}` is memoised: it runs once per distinct argument"
+            caller = rep.traced_callers.get(id(scope.node))
+            if caller is not None:
+                return (f"`{scope.qualname}` is called only from {caller}: the jit of {what} is "
+                        f"inlined into the outer program")
+            return f"no repeated caller of `{scope.qualname}` found"
+        reads, passed = _program_inputs(analysis, entry, scope)
+        changes = None
+        for ctx in contexts:
+            changed = _changing(ctx.varying, reads, passed)
+            if changed is None:
+                return Finding(
+                    code=self.code, line=site.lineno, col=site.col_offset, function=entry.name,
+                    message=(f"jax.jit is applied to {what}, {ctx.reason}: a new function object "
+                             f"each time, so every call traces and compiles the same program again. "
+                             f"Fix: define the function once at module level (pass changing values "
+                             f"as arguments) and jit it once"))
+            changes = changes or (changed, ctx)
+        how, ctx = changes
+        return f"{how}, which changes with each repetition ({ctx.reason}): each compile is a different program"
+
+
+def _creation(entry):
+    """(node where the jitted function object is created, node that must run with it or None).
+    `jax.jit(f)` of a nested def `f` re-jits the object the `def` made: a loop around the jit
+    alone reuses one object, which JAX's cache recognises."""
+    if entry.via_decorator:
+        return entry.func.node, None
+    target = entry.site.args[0] if isinstance(entry.site, ast.Call) and entry.site.args else None
+    if isinstance(target, ast.Name) and entry.func is not None and entry.func.parent is not None:
+        return entry.func.node, entry.site
+    return entry.site, None
+
+
+def _is_used(analysis, entry) -> bool:
+    """Is the jitted object called, or does it escape (returned, passed, stored) in this file?"""
+    if entry.immediate_calls or analysis.call_sites.get(id(entry)):
+        return True
+    parents = analysis.parents
+    if entry.via_decorator:
+        holder, names, attrs = entry.func.node, {entry.func.name}, set()
+    else:
+        holder = parents.parent_of(entry.site)
+        if isinstance(holder, ast.Expr):
+            return False
+        if not isinstance(holder, (ast.Assign, ast.AnnAssign)):
+            return True
+        targets = holder.targets if isinstance(holder, ast.Assign) else [holder.target]
+        names = {t.id for t in targets if isinstance(t, ast.Name)}
+        attrs = {t.attr for t in targets if isinstance(t, ast.Attribute)}
+        if any(not isinstance(t, (ast.Name, ast.Attribute)) for t in targets):
+            return True
+    scope = analysis.repeated.function_of(holder)
+    root = scope.node if scope is not None else analysis.tree
+    for node in walk(root):
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            return True
+    if attrs:
+        for node in walk(analysis.tree):
+            if isinstance(node, ast.Attribute) and node.attr in attrs and isinstance(node.ctx, ast.Load):
+                return True
+    return False
+
+
+def _memoised(analysis, entry, anchor, scope):
+    """How the jitted object is cached, or None: built under `if X is None:` / `if k not in C:`
+    and stored into X / C, or in a function that returns early from a cache it fills with it."""
+    held = _holders(analysis, entry)
+    for anc in analysis.parents.chain(anchor):
+        if scope is not None and anc is scope.node:
+            break
+        if isinstance(anc, ast.If):
+            stored = _stores(anc.body, held) & _guarded(anc.test)
+            if stored:
+                return f"built under `if` on `{sorted(stored)[0]}`, which it then fills"
+    if scope is None:
+        return None
+    stores = _stores(scope.node.body, held)
+    if stores:
+        for node in walk(scope.node):
+            if isinstance(node, ast.If) and any(isinstance(s, ast.Return) for s in node.body):
+                cached = _guarded(node.test) & stores
+                if cached:
+                    return f"`{sorted(cached)[0]}` is checked and returned early, then filled"
+    return None
+
+
+def _holders(analysis, entry):
+    """The jit node itself and the names bound to the jitted object where it is made."""
+    if entry.via_decorator:
+        return entry.func.node, {entry.func.name}
+    holder = analysis.parents.parent_of(entry.site)
+    names = set()
+    if isinstance(holder, ast.Assign):
+        names = {t.id for t in holder.targets if isinstance(t, ast.Name)}
+    return entry.site, names
+
+
+def _text(node) -> str:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") \
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        return f"{ast.unparse(node.args[0])}.{node.args[1].value}"
+    return ast.unparse(node)
+
+
+def _guarded(test) -> set:
+    """What a cache test checks: `X is None`, `not X`, `k in C`, `hasattr(o, 'a')`, `X`."""
+    if isinstance(test, ast.BoolOp):
+        return set().union(*(_guarded(v) for v in test.values))
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _guarded(test.operand)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant) \
+                and right.value is None:
+            return {_text(test.left)}
+        if isinstance(op, (ast.In, ast.NotIn)):
+            return {_text(right)}
+        return set()
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Call)):
+        return {_text(test)}
+    return set()
+
+
+def _stores(body, held) -> set:
+    """`X`, `self.x`, `C` (for `C[k] = ...`) into which these statements store the jitted object
+    (`held`: the jit node and the names bound to it)."""
+    node_held, names_held = held
+
+    def holds(value):
+        return any(sub is node_held or isinstance(sub, ast.Name) and sub.id in names_held for sub in walk(value))
+    found = set()
+    for stmt in body:
+        for node in walk(stmt):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and holds(node.value):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(target, ast.Subscript):
+                        found.add(_text(target.value))
+                    elif isinstance(target, (ast.Name, ast.Attribute)):
+                        found.add(_text(target))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("setdefault", "update", "__setitem__") \
+                    and any(holds(a) for a in node.args + [k.value for k in node.keywords]):
+                found.add(_text(node.func.value))
+    return found
+
+
+def _free_names(node) -> set:
+    """Names a lambda or def reads from outside itself, its decorators and defaults included."""
+    loads, bound = set(), set()
+    for sub in walk(node):
+        if isinstance(sub, ast.Name):
+            (loads if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
+        elif isinstance(sub, ast.arg):
+            bound.add(sub.arg)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not node:
+            bound.add(sub.name)
+    outside = set()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for expr in node.decorator_list + node.args.defaults + [d for d in node.args.kw_defaults if d]:
+            outside |= {n.id for n in walk(expr) if isinstance(n, ast.Name)}
+    return (loads - bound) | outside
+
+
+def _names(exprs) -> set:
+    return {n.id for expr in exprs for n in walk(expr) if isinstance(n, ast.Name)}
+
+
+def _program_inputs(analysis, entry, scope):
+    """What makes up the compiled program, as (scope key, name) pairs: `reads` are the names the
+    jitted function captures (through the nested defs it uses), the partial's and grad's bound
+    arguments and the jit's own options; `passed` are the names in the arguments of calls of the
+    jitted object (a program input only when they come from a sweep over literal values)."""
+    rep = analysis.repeated
+    site = entry.site
+    exprs = []
+    names = set()
+    if entry.via_decorator:
+        names |= _free_names(entry.func.node)
+    else:
+        target = site.args[0]
+        exprs += site.args[1:] + [kw.value for kw in site.keywords]
+        if isinstance(target, ast.Lambda):
+            names |= _free_names(target)
+        elif isinstance(target, ast.Call):
+            exprs += target.args[1:] + [kw.value for kw in target.keywords]
+            names |= _names([target.args[0]]) if target.args else set()
+        if entry.func is not None and entry.func.parent is not None:
+            names |= _free_names(entry.func.node)
+    names |= _names(exprs)
+    names = _through_nested_defs(rep, names, scope)
+    passed = set()
+    for call, _ in analysis.call_sites.get(id(entry), []):
+        passed |= _names(call.args + [kw.value for kw in call.keywords])
+    return _bind(rep, names, scope), _bind(rep, passed, scope)
+
+
+def _through_nested_defs(rep, names: set, scope) -> set:
+    """Add what the nested defs named in `names` capture, as a call of them would read it."""
+    names = set(names)
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        s = scope
+        while s is not None:
+            if name in rep.local_names(s):
+                nested = s.nested.get(name)
+                if nested is not None:
+                    for more in _free_names(nested.node) - names:
+                        names.add(more)
+                        todo.append(more)
+                break
+            s = s.parent
+    return names
+
+
+def _bind(rep, names: set, scope) -> set:
+    """(key of the scope that binds it, name) for each name read from `scope`, as Python resolves it."""
+    bound = set()
+    for name in names:
+        s = scope
+        while s is not None and name not in rep.local_names(s):
+            s = s.parent
+        if s is not None:
+            bound.add((scope_key(s), name))
+        elif name in rep.local_names(None):
+            bound.add((MODULE, name))
+    return bound
+
+
+def _changing(varying: dict, reads: set, passed: set):
+    """How an input of the program changes between repetitions, or None."""
+    for key, name in sorted(reads, key=lambda pair: pair[1]):
+        if name in varying.get(key, ()):
+            return f"the jitted function is built from `{name}`"
+    for key, name in sorted(passed, key=lambda pair: pair[1]):
+        if varying.get(key, {}).get(name) == LITERAL:
+            return f"the jitted function is called with `{name}`, taken from a sweep over literal values"
+    return None
