@@ -237,3 +237,22 @@ def test_object_created_in_a_loop_compiles_its_init_lambda_again():
                 runner.scaled(x)
     ''')
     assert [f.line for f in findings] == [7]     # line 8 captures `width`: a program per runner
+
+
+def test_a_def_changes_only_with_what_it_captures_not_its_parameter_names():
+    findings, _ = _lint('''
+        import jax
+        import jax.numpy as jnp
+
+        def loss(w, x):
+            return jnp.sum((w * x) ** 2)
+
+        def update(w, x):
+            return w - 0.1 * jax.jit(jax.grad(loss))(w, x)
+
+        if __name__ == "__main__":
+            w = jnp.ones(3)
+            for x in [jnp.ones(3)] * 4:
+                w = update(w, x)
+    ''')
+    assert [f.line for f in findings] == [9]

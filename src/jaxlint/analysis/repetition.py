@@ -488,6 +488,23 @@ def _decorator_name(dec) -> str:
     return target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
 
 
+def free_names(node) -> frozenset:
+    """Names a lambda or def reads from outside itself, its decorators and defaults included."""
+    loads, bound = set(), set()
+    for sub in walk(node):
+        if isinstance(sub, ast.Name):
+            (loads if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
+        elif isinstance(sub, ast.arg):
+            bound.add(sub.arg)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not node:
+            bound.add(sub.name)
+    outside = set()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for expr in node.decorator_list + node.args.defaults + [d for d in node.args.kw_defaults if d]:
+            outside |= {n.id for n in walk(expr) if isinstance(n, ast.Name)}
+    return frozenset((loads - bound) | outside)
+
+
 def _names(expr) -> frozenset:
     return frozenset(n.id for n in walk(expr) if isinstance(n, ast.Name))
 
@@ -501,7 +518,7 @@ def _root_name(target):
 def _scope_bindings(body) -> list:
     """(names, names read, binds) for the binding statements of one scope: assignments (a store
     into `x.a` or `x[k]` changes `x` without binding it), loops (the target reads the iterable),
-    `with ... as`, nested defs (the name reads what the def reads), imports, and
+    `with ... as`, nested defs (the name reads what the def captures), imports, and
     `x.append(v)`-style mutations."""
     found = []
 
@@ -529,7 +546,7 @@ def _scope_bindings(body) -> list:
                 if item.optional_vars is not None:
                     add(item.optional_vars, _names(item.context_expr))
         elif isinstance(stmt, _FUNCTIONS):
-            found.append(((stmt.name,), _names(stmt), True))
+            found.append(((stmt.name,), free_names(stmt), True))
         elif isinstance(stmt, ast.ClassDef):
             found.append(((stmt.name,), frozenset(), True))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):

@@ -3,7 +3,7 @@
 import ast
 
 from jaxlint.analysis.module import walk
-from jaxlint.analysis.repetition import LITERAL, MODULE, is_memoised, scope_key
+from jaxlint.analysis.repetition import LITERAL, MODULE, free_names, is_memoised, scope_key
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 
@@ -254,23 +254,6 @@ def _stores(body, held) -> set:
     return found
 
 
-def _free_names(node) -> set:
-    """Names a lambda or def reads from outside itself, its decorators and defaults included."""
-    loads, bound = set(), set()
-    for sub in walk(node):
-        if isinstance(sub, ast.Name):
-            (loads if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
-        elif isinstance(sub, ast.arg):
-            bound.add(sub.arg)
-        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not node:
-            bound.add(sub.name)
-    outside = set()
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        for expr in node.decorator_list + node.args.defaults + [d for d in node.args.kw_defaults if d]:
-            outside |= {n.id for n in walk(expr) if isinstance(n, ast.Name)}
-    return (loads - bound) | outside
-
-
 def _names(exprs) -> set:
     return {n.id for expr in exprs for n in walk(expr) if isinstance(n, ast.Name)}
 
@@ -285,17 +268,17 @@ def _program_inputs(analysis, entry, scope):
     exprs = []
     names = set()
     if entry.via_decorator:
-        names |= _free_names(entry.func.node)
+        names |= free_names(entry.func.node)
     else:
         target = site.args[0]
         exprs += site.args[1:] + [kw.value for kw in site.keywords]
         if isinstance(target, ast.Lambda):
-            names |= _free_names(target)
+            names |= free_names(target)
         elif isinstance(target, ast.Call):
             exprs += target.args[1:] + [kw.value for kw in target.keywords]
             names |= _names([target.args[0]]) if target.args else set()
         if entry.func is not None and entry.func.parent is not None:
-            names |= _free_names(entry.func.node)
+            names |= free_names(entry.func.node)
     names |= _names(exprs)
     names = _through_nested_defs(rep, names, scope)
     passed = set()
@@ -315,7 +298,7 @@ def _through_nested_defs(rep, names: set, scope) -> set:
             if name in rep.local_names(s):
                 nested = s.nested.get(name)
                 if nested is not None:
-                    for more in _free_names(nested.node) - names:
+                    for more in free_names(nested.node) - names:
                         names.add(more)
                         todo.append(more)
                 break
