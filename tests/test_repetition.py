@@ -213,7 +213,7 @@ def test_notes_say_why_each_silence():
         def loop(xs):
             for x in xs:
                 unused(x)
-                jax.jit(lambda v: v * x)(x)
+                jax.jit(lambda v: v[:x])(xs)
     ''')
     assert "JAX301 not reported at line 5: no repeated caller of `make_step` found" in notes
     assert any(n.startswith("JAX301 not reported at line 8: the jitted function is never called") for n in notes)
@@ -229,14 +229,18 @@ def test_object_created_in_a_loop_compiles_its_init_lambda_again():
                 self.name = name
                 self.step = jax.jit(lambda x: x * 2)
                 self.scaled = jax.jit(lambda x: x * width)
+                self.cropped = jax.jit(lambda x: x[:width])
 
         def run(specs, x):
             for name, width in specs:
                 runner = Runner(name, width)
                 runner.step(x)
                 runner.scaled(x)
+                runner.cropped(x)
     ''')
-    assert [f.line for f in findings] == [7]     # line 8 captures `width`: a program per runner
+    # line 8 bakes `width` in as array data (an argument would compile once); line 9 uses it as a
+    # slice bound, so each runner's program differs
+    assert [f.line for f in findings] == [7, 8]
 
 
 def test_a_def_changes_only_with_what_it_captures_not_its_parameter_names():
@@ -256,3 +260,33 @@ def test_a_def_changes_only_with_what_it_captures_not_its_parameter_names():
                 w = update(w, x)
     ''')
     assert [f.line for f in findings] == [9]
+
+
+def test_a_changing_value_used_only_as_array_data_is_a_constant_of_the_same_program():
+    findings, notes = _lint('''
+        import jax
+        import jax.numpy as jnp
+
+        def loss(p, batch):
+            x, y = batch
+            return jnp.mean((x @ p - y) ** 2)
+
+        def train(p, loader, models):
+            for batch in loader:
+                p = jax.jit(lambda q: q - 0.1 * jax.grad(loss)(q, batch))(p)
+            for lr in (0.1, 0.01):
+                p = jax.jit(lambda q: q * (1 - lr))(p)
+            for model in models:
+                jax.jit(lambda q: model.apply(q))(p)
+            for n in (2, 3):
+                jax.jit(lambda q: q + jnp.zeros(n))(p)
+            for k in (1, 2):
+                jax.jit(lambda q: q if k > 1 else -q)(p)
+    ''')
+    # a batch through a helper that unpacks it, a rate in arithmetic: the same program each time
+    assert [f.line for f in findings] == [11, 13]
+    assert "pass `batch` as an argument" in findings[0].message
+    # a model's method, a shape, a Python branch: a different program each time
+    for line, name in ((15, "model"), (17, "n"), (19, "k")):
+        assert any(n.startswith(f"JAX301 not reported at line {line}: the jitted function is built from `{name}`")
+                   for n in notes), line

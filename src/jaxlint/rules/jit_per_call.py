@@ -2,7 +2,8 @@
 
 import ast
 
-from jaxlint.analysis.module import walk
+from jaxlint.analysis import api_tables as api
+from jaxlint.analysis.module import positional_params, walk
 from jaxlint.analysis.repetition import LITERAL, MODULE, free_names, is_memoised, scope_key
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -27,8 +28,11 @@ class JitPerCall(Rule):
         body, a Flax / NNX / Equinox module's `__call__`): it is inlined there, when the result is
         memoised (`if self._fn is None: self._fn = jax.jit(...)`, a dict cache, `functools.cache`),
         when the jitted function is never called, and when each run jits a different program: the
-        function captures the loop variable (or a value computed from it, or the jit's options
-        depend on it), as in an autotuning sweep or a loop over models or configurations.
+        function uses the loop variable (or a value computed from it) as more than array data, or
+        the jit's options depend on it, as in an autotuning sweep, a loop over models or
+        configurations, or a shape that changes. A changing value the function uses only as array
+        data (arithmetic, array arguments: a batch, a learning rate, a temperature) is a constant
+        baked into the same program: still reported, since an argument would compile once.
         `jax.jit(f)` in a loop, with `f` defined before the loop, is the same function object and
         is cached by JAX.
     """
@@ -113,7 +117,8 @@ class JitPerCall(Rule):
                 return (f"`{scope.qualname}` is called only from {caller}: the jit of {what} is "
                         f"inlined into the outer program")
             return f"no repeated caller of `{scope.qualname}` found"
-        reads, passed = _program_inputs(analysis, entry, scope)
+        reads, passed, options = _program_inputs(analysis, entry, scope)
+        bodies = None
         changes = None
         for ctx in contexts:
             changed = _changing(ctx.varying, reads, passed)
@@ -124,7 +129,20 @@ class JitPerCall(Rule):
                              f"each time, so every call traces and compiles the same program again. "
                              f"Fix: define the function once at module level (pass changing values "
                              f"as arguments) and jit it once"))
-            changes = changes or (changed, ctx)
+            how, names = changed
+            if bodies is None:
+                bodies = _program_bodies(analysis, entry, scope)
+            if names and not names & options and bodies and all(
+                    _only_array_data(analysis, bodies, name) for name in names):
+                shown = ", ".join(f"`{n}`" for n in sorted(names))
+                return Finding(
+                    code=self.code, line=site.lineno, col=site.col_offset, function=entry.name,
+                    message=(f"jax.jit is applied to {what}, {ctx.reason}: a new function object "
+                             f"each time, and {shown}, which changes with each repetition, is used in "
+                             f"it only as array data, baked in as a constant: every call traces and "
+                             f"compiles the same program again. Fix: jit the function once and pass "
+                             f"{shown} as an argument"))
+            changes = changes or (how, ctx)
         how, ctx = changes
         return f"{how}, which changes with each repetition ({ctx.reason}): each compile is a different program"
 
@@ -284,7 +302,7 @@ def _program_inputs(analysis, entry, scope):
     passed = set()
     for call, _ in analysis.call_sites.get(id(entry), []):
         passed |= _names(call.args + [kw.value for kw in call.keywords])
-    return _bind(rep, names, scope), _bind(rep, passed, scope)
+    return _bind(rep, names, scope), _bind(rep, passed, scope), _names(exprs)
 
 
 def _through_nested_defs(rep, names: set, scope) -> set:
@@ -321,11 +339,108 @@ def _bind(rep, names: set, scope) -> set:
 
 
 def _changing(varying: dict, reads: set, passed: set):
-    """How an input of the program changes between repetitions, or None."""
-    for key, name in sorted(reads, key=lambda pair: pair[1]):
-        if name in varying.get(key, ()):
-            return f"the jitted function is built from `{name}`"
+    """(how an input of the program changes between repetitions, the changing names it captures),
+    or None when nothing that makes up the program changes."""
+    captured = {name for key, name in reads if name in varying.get(key, ())}
+    if captured:
+        return f"the jitted function is built from `{sorted(captured)[0]}`", captured
     for key, name in sorted(passed, key=lambda pair: pair[1]):
         if varying.get(key, {}).get(name) == LITERAL:
-            return f"the jitted function is called with `{name}`, taken from a sweep over literal values"
+            return f"the jitted function is called with `{name}`, taken from a sweep over literal values", set()
     return None
+
+
+def _program_bodies(analysis, entry, scope) -> list:
+    """The defs and lambdas whose code the jitted function runs: itself and the nested defs of
+    its enclosing functions that it calls by name (empty for a partial or a grad of another def)."""
+    if entry.via_decorator or entry.func is not None and entry.func.parent is not None:
+        first = entry.func.node
+    elif isinstance(entry.site, ast.Call) and entry.site.args and isinstance(entry.site.args[0], ast.Lambda):
+        first = entry.site.args[0]
+    else:
+        return []
+    rep = analysis.repeated
+    bodies, todo, seen = [], [first], set()
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        bodies.append(node)
+        for name in free_names(node):
+            s = scope
+            while s is not None:
+                if name in rep.local_names(s):
+                    if name in s.nested:
+                        todo.append(s.nested[name].node)
+                    break
+                s = s.parent
+    return bodies
+
+
+_DEPTH = 3
+
+
+def _only_array_data(analysis, bodies, name, depth=0) -> bool:
+    """Is every read of `name` in these function bodies array data: an operand of arithmetic, an
+    array argument of a call, returned? Such a value could be a traced argument, so a new value
+    per run changes only a constant of one program. Anything else (a method or attribute of it,
+    a branch on it, a shape, a static or concrete argument) may change the program: not data."""
+    reads = 0
+    for body in bodies:
+        parents = {}
+        for node in walk(body):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+        for node in walk(body):
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                reads += 1
+                if not _data_use(analysis, node, parents, body, depth):
+                    return False
+    return reads > 0
+
+
+def _data_use(analysis, node, parents, body, depth) -> bool:
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Assign) and parent.value is node and depth < _DEPTH:
+        names = [n.id for t in parent.targets for n in walk(t) if isinstance(n, ast.Name)]
+        plain = all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in parent.targets for n in walk(t))
+        return plain and bool(names) and all(_only_array_data(analysis, [body], n, depth + 1) for n in names)
+    if isinstance(parent, ast.BinOp) or isinstance(parent, ast.UnaryOp) and not isinstance(parent.op, ast.Not):
+        return _data_use(analysis, parent, parents, body, depth)      # what the arithmetic feeds
+    if isinstance(parent, (ast.Return, ast.Lambda)):
+        return True
+    if isinstance(parent, (ast.Tuple, ast.List, ast.Starred)) or \
+            isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.slice, ast.Constant):
+        return _data_use(analysis, parent, parents, body, depth)
+    if isinstance(parent, ast.keyword):
+        call = parents.get(id(parent))
+        return isinstance(call, ast.Call) and _data_argument(analysis, call, None, parent.arg, depth)
+    if isinstance(parent, ast.Call) and parent.func is not node:
+        return _data_argument(analysis, parent, parent.args.index(node), None, depth)
+    return False
+
+
+def _data_argument(analysis, call, position, keyword, depth) -> bool:
+    """Is this argument of `call` array data? jnp/lax arguments unless the API needs them concrete;
+    an argument of a def of this file when that def uses its parameter as data; builtins never."""
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    name = analysis.imports.resolve(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+    if name is not None and name.startswith(api.ARRAY_NAMESPACES):
+        for pos, kw in api.CONCRETE_ARGS.get(name, ()):
+            if (position is not None and position == pos) or (keyword is not None and keyword == kw):
+                return False
+        return True
+    if isinstance(call.func, ast.Name):
+        info = analysis.index.top_functions.get(call.func.id)
+        if info is None:
+            return False      # a builtin (int, range, len...) or a name we cannot see into
+        if depth >= _DEPTH:
+            return False
+        params = positional_params(info.node.args)
+        param = keyword if keyword is not None else params[position] if position < len(params) else None
+        return param is not None and _only_array_data(analysis, [info.node], param, depth + 1)
+    if isinstance(call.func, ast.Call):
+        return True           # jax.grad(loss)(p, batch), jax.vmap(f)(x): array arguments
+    return False
