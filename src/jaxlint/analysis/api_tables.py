@@ -1,9 +1,17 @@
-"""Facts about JAX and Python APIs, as data. Each entry was checked against jax 0.10.2.
+"""Facts about JAX and Python APIs, as data, checked against jax 0.10.2.
+
+The facts about JAX's own functions (which arguments must be concrete, which results are
+boolean or Python values, which NumPy functions fail on a tracer...) come from jax_api, which
+scripts/generate_api_tables.py generates by asking the installed JAX. The few hand entries
+below are facts those probes cannot establish, each with the reason. The rest (transforms,
+builtins, loaders) is about how code is written around JAX, not about JAX's functions.
 
 Names are canonical (see names.canonical): `jnp.zeros`, `lax.scan`, `jax.random.normal`.
 """
 
 from __future__ import annotations
+
+from jaxlint.analysis import jax_api as _probed
 
 # --- transforms ------------------------------------------------------------------------------
 
@@ -58,14 +66,8 @@ ARRAY_NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax
                     "jax.ops.", "jax.numpy.")
 ARRAY_FUNCTIONS = {"jax.device_put", "jax.lax.stop_gradient"}
 # ... except these, which compute on dtypes and shapes and return Python values.
-STATIC_RESULT_FUNCTIONS = {
-    "jnp.shape", "jnp.ndim", "jnp.size", "jnp.result_type", "jnp.promote_types", "jnp.dtype",
-    "jnp.issubdtype", "jnp.iinfo", "jnp.finfo", "jnp.isdtype", "jnp.can_cast", "jnp.isscalar",
-    "jnp.iscomplexobj", "jnp.isrealobj", "jnp.broadcast_shapes", "jnp.issubsctype",
-    "lax.broadcast_shapes", "lax.axis_size", "jax.random.key_data", "jax.random.PRNGKeyArray",
-    "jax.nn.initializers.normal", "jax.nn.initializers.zeros", "jax.nn.initializers.ones",
-    "jax.nn.initializers.glorot_uniform", "jax.nn.initializers.lecun_normal",
-    "jax.nn.initializers.he_normal", "jax.nn.initializers.uniform", "jax.nn.initializers.variance_scaling",
+STATIC_RESULT_FUNCTIONS = set(_probed.STATIC_RESULT) | {
+    "lax.axis_size",    # needs a named axis, which the probes do not set up; returns a Python int
 }
 # Attributes of an array that are Python values under trace.
 STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "sharding", "aval", "weak_type", "itemsize",
@@ -90,125 +92,58 @@ CONVERTING_BUILTINS = {"int": "int()", "float": "float()", "complex": "complex()
 SCALAR_TYPES = {"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
                 "numbers.Real", "numbers.Complex"}
 
-# NumPy functions that call __array__ on a tracer (np.sum/np.mean/np.max dispatch to the
-# tracer's own methods and work, so they are not here).
-NUMPY_CONVERTING = {
-    "np.asarray", "np.array", "np.asanyarray", "np.ascontiguousarray", "np.concatenate",
-    "np.stack", "np.vstack", "np.hstack", "np.where", "np.clip", "np.dot", "np.matmul",
-    "np.einsum", "np.exp", "np.log", "np.log1p", "np.expm1", "np.log2", "np.log10", "np.sqrt",
-    "np.abs", "np.absolute", "np.sin", "np.cos", "np.tan", "np.tanh", "np.sinh", "np.cosh",
-    "np.arcsin", "np.arccos", "np.arctan", "np.arctan2", "np.maximum", "np.minimum", "np.isnan",
-    "np.isinf", "np.isfinite", "np.sign", "np.floor", "np.ceil", "np.power", "np.square",
-    "np.linalg.norm", "np.linalg.inv", "np.linalg.solve", "np.linalg.det", "np.allclose",
-    "np.isclose", "np.array_equal", "np.unique", "np.outer", "np.tile", "np.zeros", "np.ones",
-    "np.empty", "np.full", "np.arange", "np.linspace", "np.eye", "np.float32", "np.float64",
-    "np.int32", "np.int64", "np.asfarray", "np.copy", "np.sort", "np.argsort", "np.histogram",
+# NumPy functions that fail on a tracer, mostly by calling __array__ (np.sum/np.mean/np.max
+# dispatch to the tracer's own methods and work, so they are not here).
+NUMPY_CONVERTING = set(_probed.NUMPY_FAILS) | {
+    "np.argsort",   # traces, but lowering fails in jax 0.10.2 ("get(): incompatible function arguments")
 }
 
 # --- JAX APIs whose parameters must be concrete (JAX103 / JAX104 / JAX105) ---------------------
 
-# name -> tuple of (position or None, keyword or None): arguments that must be concrete.
-_AXIS = (None, "axis")
-CONCRETE_ARGS = {
-    # shapes
-    "jnp.zeros": ((0, "shape"),), "jnp.ones": ((0, "shape"),), "jnp.empty": ((0, "shape"),),
-    "jnp.full": ((0, "shape"),),
-    "jnp.zeros_like": ((None, "shape"),), "jnp.ones_like": ((None, "shape"),),
-    "jnp.empty_like": ((None, "shape"),), "jnp.full_like": ((None, "shape"),),
-    "jnp.eye": ((0, "N"), (1, "M"), (2, "k")), "jnp.identity": ((0, "n"),),
-    "jnp.tri": ((0, "N"), (1, "M"), (2, "k")),
-    "jnp.triu": ((1, "k"),), "jnp.tril": ((1, "k"),),
-    "jnp.arange": ((0, "start"), (1, "stop"), (2, "step")),
-    "jnp.linspace": ((2, "num"),), "jnp.logspace": ((2, "num"),), "jnp.geomspace": ((2, "num"),),
-    "jnp.reshape": ((1, "shape"), (None, "newshape")),
-    "jnp.broadcast_to": ((1, "shape"),),
-    "jnp.tile": ((1, "reps"),),
-    "jnp.split": ((1, "indices_or_sections"), (2, "axis")),
-    "jnp.array_split": ((1, "indices_or_sections"), (2, "axis")),
-    "jnp.pad": ((1, "pad_width"),),
-    "jnp.resize": ((1, "new_shape"),),
-    "jnp.vander": ((1, "N"),),
-    "jnp.diag": ((1, "k"),), "jnp.diagonal": ((1, "offset"), (2, "axis1"), (3, "axis2")),
-    "jnp.partition": ((1, "kth"), (2, "axis")), "jnp.argpartition": ((1, "kth"), (2, "axis")),
-    "jnp.round": ((1, "decimals"),), "jnp.around": ((1, "decimals"),),
-    "jnp.histogram": ((1, "bins"),),
-    "jnp.expand_dims": ((1, "axis"),),
-    "jnp.squeeze": ((1, "axis"),),
-    "jnp.swapaxes": ((1, "axis1"), (2, "axis2")),
-    "jnp.moveaxis": ((1, "source"), (2, "destination")),
-    "jnp.transpose": ((1, "axes"),),
-    "jnp.roll": ((2, "axis"),),
-    "jnp.flip": ((1, "axis"),),
-    "jnp.concatenate": ((1, "axis"),), "jnp.stack": ((1, "axis"),),
-    "jnp.take": ((2, "axis"),), "jnp.take_along_axis": ((2, "axis"),),
-    "jnp.fft.fft": ((1, "n"), (2, "axis")), "jnp.fft.ifft": ((1, "n"), (2, "axis")),
-    "jnp.fft.rfft": ((1, "n"), (2, "axis")), "jnp.fft.irfft": ((1, "n"), (2, "axis")),
-    "jax.nn.one_hot": ((1, "num_classes"),),
-    "jax.ops.segment_sum": ((2, "num_segments"),), "jax.ops.segment_max": ((2, "num_segments"),),
-    "jax.ops.segment_min": ((2, "num_segments"),), "jax.ops.segment_prod": ((2, "num_segments"),),
-    "jax.random.normal": ((1, "shape"),), "jax.random.uniform": ((1, "shape"),),
-    "jax.random.randint": ((1, "shape"),), "jax.random.bernoulli": ((2, "shape"),),
-    "jax.random.truncated_normal": ((3, "shape"),), "jax.random.gumbel": ((1, "shape"),),
-    "jax.random.exponential": ((1, "shape"),), "jax.random.laplace": ((1, "shape"),),
-    "jax.random.logistic": ((1, "shape"),), "jax.random.cauchy": ((1, "shape"),),
-    "jax.random.rademacher": ((1, "shape"),), "jax.random.gamma": ((2, "shape"),),
-    "jax.random.beta": ((3, "shape"),), "jax.random.dirichlet": ((2, "shape"),),
-    "jax.random.poisson": ((2, "shape"),), "jax.random.categorical": ((2, "axis"), (3, "shape")),
-    "jax.random.choice": ((2, "shape"),), "jax.random.split": ((1, "num"),),
-    "jax.random.orthogonal": ((1, "n"),),
-    "jax.image.resize": ((1, "shape"),),
-    "lax.iota": ((1, "size"),), "lax.broadcast": ((1, "sizes"),),
-    "lax.full": ((0, "shape"),), "lax.reshape": ((1, "new_sizes"),),
-    "lax.top_k": ((1, "k"),),
-    "lax.scan": ((None, "length"),),
-    "lax.broadcast_in_dim": ((1, "shape"),),
-    "lax.dynamic_slice": ((2, "slice_sizes"),),
-    "lax.dynamic_slice_in_dim": ((2, "slice_size"), (3, "axis")),
-    "lax.slice": ((1, "start_indices"), (2, "limit_indices"), (3, "strides")),
-    "lax.slice_in_dim": ((1, "start_index"), (2, "limit_index"), (3, "stride"), (4, "axis")),
-}
-# Reductions taking `axis` as first positional of the method or second of the function.
-for _name in ("sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin",
-              "cumsum", "cumprod", "median", "nanmean", "nansum", "nanmax", "nanmin", "sort",
-              "argsort", "amax", "amin", "average", "count_nonzero", "logsumexp", "ptp"):
-    CONCRETE_ARGS.setdefault("jnp." + _name, ((1, "axis"),))
-for _name in ("softmax", "log_softmax", "logsumexp", "standardize"):
-    CONCRETE_ARGS["jax.nn." + _name] = ((1, "axis"),)
-CONCRETE_ARGS["jax.scipy.special.logsumexp"] = ((1, "axis"),)
+
+def _concrete(rows):
+    """{name: ((position, keyword), ...)} from jax_api's flat (name, position, keyword) rows."""
+    out = {}
+    for i in range(0, len(rows), 3):
+        out.setdefault(rows[i], []).append((rows[i + 1], rows[i + 2]))
+    return out
+
+
+_CONCRETE = _concrete(_probed.CONCRETE)
+
+# name -> tuple of (position or None, keyword or None): arguments that must be concrete. A
+# position is None for a keyword-only parameter, a keyword None for a positional-only one.
+CONCRETE_ARGS = {name: tuple(fact for fact in facts if fact[0] != "*")
+                 for name, facts in _CONCRETE.items() if not name.startswith(".")}
 
 # Array methods: method -> (position, keyword) of arguments that must be concrete.
-# `reshape`/`transpose` take the shape as *args: position "*" means every positional.
+# `reshape`/`transpose` take the shape as *args: position "*" means every positional, and the
+# keyword is what the messages call it (JAX accepts no such keyword).
+_VARARGS_NAMES = {"reshape": "shape", "transpose": "axes"}
 CONCRETE_METHOD_ARGS = {
-    "reshape": (("*", "shape"),), "transpose": (("*", "axes"),),
-    "sum": ((0, "axis"),), "mean": ((0, "axis"),), "max": ((0, "axis"),), "min": ((0, "axis"),),
-    "prod": ((0, "axis"),), "std": ((0, "axis"),), "var": ((0, "axis"),), "any": ((0, "axis"),),
-    "all": ((0, "axis"),), "argmax": ((0, "axis"),), "argmin": ((0, "axis"),),
-    "cumsum": ((0, "axis"),), "squeeze": ((0, "axis"),), "swapaxes": ((0, None), (1, None)),
-    "repeat": ((None, "axis"),), "round": ((0, "decimals"),),
-}
+    name[1:]: tuple((pos, _VARARGS_NAMES.get(name[1:]) if pos == "*" else kw) for pos, kw in facts)
+    for name, facts in _CONCRETE.items() if name.startswith(".")}
 
 # Size-changing slices: these go to JAX104 rather than JAX103.
 SLICE_SIZE_APIS = {"lax.dynamic_slice", "lax.dynamic_slice_in_dim", "lax.slice", "lax.slice_in_dim"}
 
-# Output shape depends on values unless `size=` (or `length=`) is given (JAX105).
-DATA_DEPENDENT_SHAPE = {
-    "jnp.nonzero": "size", "jnp.argwhere": "size", "jnp.flatnonzero": "size",
-    "jnp.unique": "size", "jnp.union1d": "size", "jnp.intersect1d": "size",
-    "jnp.setdiff1d": "size", "jnp.compress": "size", "jnp.extract": "size",
-    "jnp.bincount": "length", "jnp.trim_zeros": None, "jnp.unique_values": "size",
-    "jnp.unique_counts": "size", "jnp.unique_inverse": "size", "jnp.unique_all": "size",
-    "jnp.setxor1d": "size",
-}
-# Functions with `repeats`-like arguments that are fine when a total length is given.
-REPEAT_TOTAL_LENGTH = {"jnp.repeat": ((1, "repeats"), "total_repeat_length")}
+# Output shape depends on values unless `size=` (or `length=`...) is given (JAX105): name -> that
+# keyword, or None when no argument makes it static. (The one-argument form of `jnp.where` is
+# told apart by the dataflow itself.)
+DATA_DEPENDENT_SHAPE = {name: keyword for name, (keyword, _pos) in _probed.DATA_DEPENDENT.items()
+                        if not name.startswith(".")}
+# jnp.trim_zeros fails on traced input (reference, group 5: ConcretizationTypeError), but its error
+# does not say "size", so the probes file it under TRACED_ARRAY_FAILS with printing and bounds checks.
+DATA_DEPENDENT_SHAPE["jnp.trim_zeros"] = None
+# name -> position of that keyword when it can also be passed positionally.
+SIZE_POSITIONS = {name: pos for name, (_kw, pos) in _probed.DATA_DEPENDENT.items()
+                  if pos is not None and not name.startswith(".")}
+# Arguments that must be concrete unless a keyword is given: `jnp.repeat`'s repeats unless
+# total_repeat_length=, `jnp.delete`'s obj unless assume_unique_indices=.
+REPEAT_TOTAL_LENGTH = {name: spec for name, spec in _probed.CONCRETE_UNLESS.items() if not name.startswith(".")}
 
 # Functions returning boolean arrays (their result is a mask: JAX105 when used as an index).
-BOOLEAN_RESULT = {
-    "jnp.isnan", "jnp.isinf", "jnp.isfinite", "jnp.logical_and", "jnp.logical_or",
-    "jnp.logical_not", "jnp.logical_xor", "jnp.isin", "jnp.greater", "jnp.less", "jnp.equal",
-    "jnp.not_equal", "jnp.greater_equal", "jnp.less_equal", "jnp.isclose", "jnp.signbit",
-    "jnp.isneginf", "jnp.isposinf", "jnp.isreal", "jnp.iscomplex",
-}
+BOOLEAN_RESULT = {name for name in _probed.BOOLEAN_RESULT if not name.startswith(".")}
 
 # Loaders that can yield a smaller last batch (JAX303) and the keyword that prevents it.
 RAGGED_LOADERS = {

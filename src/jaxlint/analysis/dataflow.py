@@ -987,8 +987,9 @@ class FunctionRun:
                 if kwargs[size_kw].traced:
                     self.flow.record("shape", n, kwargs[size_kw], self.frame, api=display + "()", arg=size_kw)
                 return
-            if qual == "jnp.bincount" and len(args) > 2:
-                return
+            size_pos = api.SIZE_POSITIONS.get(qual)
+            if size_pos is not None and len(args) > size_pos:
+                return      # the size keyword passed by position
             source = vals.first_traced(args)
             if source is not None:
                 self.flow.record("datadep", n, source, self.frame, api=display + "()", size=size_kw)
