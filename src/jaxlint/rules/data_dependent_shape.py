@@ -12,7 +12,8 @@ class DataDependentShape(SinkRule):
     what = """
         Flags boolean-mask indexing `x[x > 0]` and `x.at[mask]`, and `jnp.nonzero`, one-argument
         `jnp.where`, `argwhere`, `flatnonzero`, `unique`, `union1d`/`intersect1d`/`setdiff1d`,
-        `compress`, `extract` and `bincount` without `size=`/`length=`, on traced values.
+        `compress`, `extract` and `bincount` without `size=`/`length=`, and `jax.ops.segment_sum`
+        (`_max`, `_min`, `_prod`) without `num_segments`, on traced values.
     """
     why = """
         How many elements survive depends on the data, so the result has no static shape.
