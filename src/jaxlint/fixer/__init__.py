@@ -22,13 +22,13 @@ them to text and files).
 
 from jaxlint.findings import NoFix
 from jaxlint.fixer.apply import (FIXABLE_CODES, MAX_FIXES_PER_FILE, STATIC_CODES, Check, Outcome, Summary,
-                                 check_fix, checked_fix, compute_fix, fix_file, fix_reports, fix_source,
-                                 unified_diff)
+                                 check_fix, checked_fix, checked_fixes, compute_fix, fix_file, fix_reports,
+                                 fix_source, unified_diff)
 from jaxlint.fixer.context import Context
 from jaxlint.fixer.edits import Text, apply_edits, map_offset, preferred_quote
 
 __all__ = [
     "FIXABLE_CODES", "MAX_FIXES_PER_FILE", "STATIC_CODES", "Check", "Context", "NoFix", "Outcome",
-    "Summary", "Text", "apply_edits", "check_fix", "checked_fix", "compute_fix", "fix_file",
+    "Summary", "Text", "apply_edits", "check_fix", "checked_fix", "checked_fixes", "compute_fix", "fix_file",
     "fix_reports", "fix_source", "map_offset", "preferred_quote", "unified_diff",
 ]

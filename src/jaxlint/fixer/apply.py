@@ -212,6 +212,7 @@ class Summary:
     files_changed: int = 0
     hidden_unsafe: int = 0          # unsafe fixes not applied (no --unsafe-fixes)
     diff: str = ""
+    applied: list = field(default_factory=list)     # [(path, Finding, Fix)], for --show-fixes
 
     def line(self, diff: bool = False, unsafe: bool = False) -> str:
         def s(n):
@@ -293,6 +294,7 @@ def fix_reports(reports, unsafe: bool = False, write: bool = True) -> Summary:
         if outcome is None:
             continue
         summary.hidden_unsafe += outcome.hidden_unsafe
+        summary.applied.extend((report.path, finding, fix) for finding, fix in outcome.applied)
         summary.fixed += _count_enabled(report, outcome.initial) - _count_enabled(report, outcome.remaining)
         if outcome.changed:
             summary.files_changed += 1
@@ -306,3 +308,15 @@ def fix_reports(reports, unsafe: bool = False, write: bool = True) -> Summary:
 
 def _count_enabled(report, findings) -> int:
     return sum(report.config.enabled(f.code, report.path) for f in findings)
+
+
+def checked_fixes(text: str, path: str = "<unknown>", config=None, findings=None) -> list:
+    """`findings` of `text` (linted here when None), each carrying its checked fix, safe or
+    unsafe, when it has one; nothing is applied. What an editor offers as quick fixes and what
+    the summary counts as fixable, without changing the file."""
+    if findings is None:
+        findings = _lint(text, path, config)
+        if findings is None:
+            return []
+    outcome = Outcome(path, text, text, list(findings), list(findings))
+    return _describe(text, path, config, list(findings), outcome)
