@@ -9,9 +9,11 @@ any `-j`.
 from __future__ import annotations
 
 import concurrent.futures
+import io
 import os
 import sys
 import time
+import tokenize
 from dataclasses import dataclass
 from typing import Optional
 
@@ -20,6 +22,7 @@ from jaxlint.config import Config
 from jaxlint.findings import FileResult
 from jaxlint.notebooks import CellMap
 from jaxlint.source import SourceError, mentions_jax, read_file
+from jaxlint.source import decode as decode_source
 
 
 @dataclass
@@ -31,6 +34,7 @@ class FileReport:
     result: FileResult
     cells: Optional[CellMap] = None   # set for notebooks: maps lines back to cells
     io_error: Optional[str] = None    # the file could not be read (E902)
+    data: Optional[bytes] = None      # the bytes linted, when they are not on disk (stdin, editor)
 
 
 def default_jobs() -> int:
@@ -69,18 +73,9 @@ def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
         except SourceError as exc:
             report.io_error = exc.message.removeprefix("cannot read file: ")
             continue
-        if not path.endswith(".ipynb") and not mentions_jax(data):
-            continue                    # cannot hold a traced function: nothing to analyse
-        key = found = None
-        if cache:
-            full = os.path.abspath(path)    # once: the cache needs it three times
-            key = cache.key(full, data, config.fingerprint())
-            found = cache.get(full, key)
-        if found is not None:
-            report.result, report.cells = found
-            report.result.path = path
-        else:
-            pending.append((report, key, (path, data, config)))
+        miss = _from_cache(report, data, cache)
+        if miss is not None:
+            pending.append(miss)
     meter = Progress(len(pending)) if progress else None
     for (report, key, _), payload in zip(pending, _analyse([t for *_, t in pending], jobs, meter)):
         report.result, report.cells = decode(report.path, payload)
@@ -91,15 +86,131 @@ def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
     return reports
 
 
-def _analyse(tasks, jobs, meter):
-    """Yield encoded results in task order, in a process pool when that pays."""
+def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache]):
+    """Fill `report` from the cache, or return (report, key, task) for the analysis to do."""
+    path, config = report.path, report.config
+    if not path.endswith(".ipynb") and not mentions_jax(data):
+        return None                     # cannot hold a traced function: nothing to analyse
+    key = found = None
+    if cache:
+        full = os.path.abspath(path)    # once: the cache needs it three times
+        key = cache.key(full, data, config.fingerprint())
+        found = cache.get(full, key)
+    if found is not None:
+        report.result, report.cells = found
+        report.result.path = path
+        return None
+    return report, key, (path, data, config)
+
+
+def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = None,
+              store: bool = True) -> FileReport:
+    """One file's bytes that are not (or not yet) on disk, such as standard input or an editor's
+    buffer, linted as `run` lints a file at `path`: the same filter, notebook handling and cache.
+    `store=False` reads the cache but does not add to it (a buffer being typed)."""
+    report = FileReport(path=path, config=config, result=FileResult(path=path), data=data)
+    miss = _from_cache(report, data, cache)
+    if miss is not None:
+        _, key, task = miss
+        payload = lint_one(task)
+        report.result, report.cells = decode(path, payload)
+        if cache and store and not report.result.internal_error:
+            cache.put(os.path.abspath(path), key, payload)
+    return report
+
+
+def file_bytes(text: str) -> Optional[bytes]:
+    """`text` as its file would hold it: encoded as its coding cookie says, so that decoding
+    gives `text` back exactly (the positions of findings and fixes refer to it). None when no
+    such bytes exist (a character the declared encoding cannot hold)."""
+    head = "".join(text.splitlines(keepends=True)[:2]).encode("utf-8", "surrogatepass")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(head).readline)
+        data = text.encode(encoding)
+        if not text.startswith("\ufeff") and decode_source(data) == text:
+            return data
+    except (SyntaxError, LookupError, UnicodeError, SourceError):
+        pass
+    return None
+
+
+def lint_text(path: str, text: str, config: Config, cache: Optional[Cache] = None,
+              store: bool = True) -> FileReport:
+    """An editor's text of the file at `path`, linted as the file would be, cache included.
+    Text that no file could hold (see file_bytes) is linted directly, uncached."""
+    data = file_bytes(text)
+    if data is not None:
+        return lint_data(path, data, config, cache, store)
+    from jaxlint.engine import internal_error_text, lint_source
+    report = FileReport(path=path, config=config, result=FileResult(path=path))
+    try:
+        report.result = lint_source(text, path, config=config)
+    except Exception as exc:  # noqa: BLE001 - a bug on one text is a result, never a crash
+        report.result.internal_error = internal_error_text(path, exc)
+    return report
+
+
+def attach_fixes(reports, cache: Optional[Cache] = None, jobs: Optional[int] = None) -> None:
+    """Give each selected finding its checked fix (safe or unsafe), when it has one, in place:
+    what the summary counts as fixable and `--show-source` shows. Checking a fix lints the file
+    again, so the results are cached like the analysis, under a key of their own. Notebooks are
+    never rewritten: their findings get no fix."""
+    from jaxlint.fixer import FIXABLE_CODES
+    pending = []
+    for report in reports:
+        result = report.result
+        if report.io_error or result.error or result.internal_error or report.cells is not None:
+            continue
+        wanted = sorted((f.code, f.line, f.col) for f in result.findings
+                        if f.code in FIXABLE_CODES and report.config.enabled(f.code, report.path))
+        if not wanted:
+            continue
+        try:
+            data = report.data if report.data is not None else read_file(report.path)
+        except SourceError:
+            continue
+        key = None
+        if cache:
+            full = os.path.abspath(report.path)
+            key = cache.key(full, data, f"{report.config.fingerprint()}\0fixes\0{wanted!r}")
+            found = cache.get(full, key)
+            if found is not None:
+                result.findings = found[0].findings
+                continue
+        pending.append((report, key, (report.path, data, report.config, result.findings)))
+    for (report, key, _), payload in zip(pending, _analyse([t for *_, t in pending], jobs, None,
+                                                           fixes_one)):
+        fixed, _ = decode(report.path, payload)
+        if fixed.internal_error:
+            continue
+        report.result.findings = fixed.findings
+        if cache:
+            cache.put(os.path.abspath(report.path), key, payload)
+
+
+def fixes_one(task) -> dict:
+    """Worker entry point: (path, bytes, config, findings) -> the findings with their checked
+    fixes, encoded. Never raises: a failure leaves the findings without fixes."""
+    path, data, config, findings = task
+    try:
+        from jaxlint import deepstack, fixer
+        text = decode_source(data)
+        found = deepstack.call(fixer.checked_fixes, text, path, config, findings)
+        result = FileResult(path=path, findings=found)
+    except Exception as exc:  # noqa: BLE001 - fixes are extra: never fail the run over them
+        result = FileResult(path=path, findings=list(findings), internal_error=str(exc))
+    return encode(result, None)
+
+
+def _analyse(tasks, jobs, meter, worker=lint_one):
+    """Yield encoded results of `worker` in task order, in a process pool when that pays."""
     jobs = min(jobs or default_jobs(), len(tasks))
     done = 0
     if jobs > 1:
         chunk = max(1, min(8, len(tasks) // (jobs * 8)))
         try:
             with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-                for payload in pool.map(lint_one, tasks, chunksize=chunk):
+                for payload in pool.map(worker, tasks, chunksize=chunk):
                     done += 1
                     if meter:
                         meter.update(done)
@@ -111,7 +222,7 @@ def _analyse(tasks, jobs, meter):
         done += 1
         if meter:
             meter.update(done)
-        yield lint_one(task)
+        yield worker(task)
 
 
 class Progress:
