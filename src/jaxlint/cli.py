@@ -16,6 +16,19 @@ from jaxlint.config import (DEFAULT_EXCLUDE, ConfigError, ConfigFinder, parse_ji
 from jaxlint.discovery import iter_targets
 
 DEFAULT_EXCLUDES = set(DEFAULT_EXCLUDE)
+FORMAT_CHOICES = ("text", "concise", "full", "json", "sarif", "github")
+CHECK_DESCRIPTION = """\
+Lint Python files and notebooks for JAX trace-time failures and recompilation. Never runs the code.
+
+  jaxlint check src/                          report findings (exit 1 when there are any)
+  jaxlint check --fix src/                    apply the safe fixes in place
+  cat f.py | jaxlint check - --stdin-filename src/f.py
+                                              lint an editor's buffer as if it were src/f.py;
+                                              with --fix, print the fixed source
+
+Exit codes: 0 no findings; 1 findings, or a file that could not be read or parsed, or an
+internal error; 2 a usage or configuration error. --exit-zero turns 1 into 0.
+"""
 
 
 def iter_python_files(paths):
@@ -29,8 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
     sub = parser.add_subparsers(dest="command")
-    check = sub.add_parser("check", help="lint files, folders and notebooks (never runs the code)")
-    check.add_argument("paths", nargs="*", default=["."])
+    check = sub.add_parser("check", help="lint files, folders and notebooks (never runs the code)",
+                           description=CHECK_DESCRIPTION,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files and folders to lint (default: .); - reads standard input")
+    check.add_argument("--stdin-filename", metavar="PATH",
+                       help="with -: the path the text would have, for messages, configuration, "
+                            "per-file-ignores, excludes and notebook detection (implies -)")
     pick = check.add_argument_group("rule selection (replace the [tool.jaxlint] value)")
     pick.add_argument("--select", help="comma-separated code prefixes to report (default: JAX)")
     pick.add_argument("--ignore", help="comma-separated code prefixes to skip")
@@ -45,7 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="use this pyproject.toml for every file instead of searching")
     pick.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     out = check.add_argument_group("output")
-    out.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    out.add_argument("--format", "--output-format", dest="format", choices=FORMAT_CHOICES,
+                     default="text", help="text (concise is the same), full (text with the "
+                     "source line under each finding), json, sarif or github (default: text)")
+    out.add_argument("--show-source", action="store_true",
+                     help="print the offending line under each finding, with a caret")
+    out.add_argument("--show-fixes", action="store_true",
+                     help="list the fixes applied (--fix), that would be (--diff), or available")
     out.add_argument("--statistics", action="store_true",
                      help="print the number of findings per code instead of each finding")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
@@ -55,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--verbose", "-v", action="store_true",
                      help="also print notes on stderr (files skipped, analysis cut short)")
     fixes = check.add_argument_group("fixes (jaxlint.fixer)")
-    fixes.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    fixes.add_argument("--fix", action="store_true",
+                       help="apply safe fixes in place (with -: print the fixed source)")
     fixes.add_argument("--unsafe-fixes", action="store_true",
                        help="with --fix/--diff/--fix-only: apply unsafe fixes too (review them)")
     fixes.add_argument("--diff", action="store_true",
@@ -124,29 +150,70 @@ def main(argv=None) -> int:
 
 
 def check(args) -> int:
+    problem = usage_problem(args)
+    if problem:
+        print(f"jaxlint: error: {problem}", file=sys.stderr)
+        return 2
+    return check_once(args)
+
+
+def usage_problem(args) -> str:
+    """What is wrong with this combination of flags, or ""."""
+    if args.format in ("full", "concise"):
+        args.show_source = args.show_source or args.format == "full"
+        args.format = "text"
+    args.stdin = "-" in (args.paths or []) or (args.stdin_filename is not None and not args.paths)
+    if args.stdin and args.paths not in (None, [], ["-"]):
+        return "- (standard input) cannot be combined with other paths"
+    if args.stdin_filename is not None and not args.stdin:
+        return "--stdin-filename names standard input: give - or no path"
+    if args.statistics and args.format not in ("text", "json"):
+        return "--statistics works with --format text or json"
+    if args.show_source and args.format != "text":
+        return "--show-source works with --format text (or full)"
+    if args.jobs < 0:
+        return "-j/--jobs: expected 0 (all cores) or a positive number"
+    return ""
+
+
+def check_once(args) -> int:
+    """One `jaxlint check` run: lint, fix if asked, report; returns the exit code."""
     from jaxlint import reporters
     from jaxlint.cache import Cache
-    from jaxlint.runner import run
-    if args.statistics and args.format not in ("text", "json"):
-        print("jaxlint: error: --statistics works with --format text or json", file=sys.stderr)
-        return 2
-    if args.jobs < 0:
-        print("jaxlint: error: -j/--jobs: expected 0 (all cores) or a positive number",
-              file=sys.stderr)
-        return 2
+    from jaxlint.runner import attach_fixes, run
+    data = None
     try:
         finder = ConfigFinder(overrides(args), explicit=args.config, isolated=args.isolated)
-        targets = list(iter_targets(args.paths, finder))
+        if args.stdin:
+            from jaxlint import stdin
+            targets = stdin.targets(args.stdin_filename, finder)
+        else:
+            targets = list(iter_targets(args.paths or ["."], finder))
     except ConfigError as exc:
         print(f"jaxlint: error: {exc}", file=sys.stderr)
         return 2
     cache = None if args.no_cache else Cache(cache_dir=args.cache_dir)
-    progress = not args.quiet and sys.stderr.isatty()
-    reports = run(targets, jobs=args.jobs or None, cache=cache, progress=progress)
-    fixing = None
+    if args.stdin:
+        try:
+            data = stdin.read(sys.stdin)
+        except (OSError, AttributeError, ValueError) as exc:
+            print(f"jaxlint: error: cannot read standard input: {exc}", file=sys.stderr)
+            return 2
+        reports = stdin.lint(data, targets, cache)
+    else:
+        progress = not args.quiet and sys.stderr.isatty()
+        reports = run(targets, jobs=args.jobs or None, cache=cache, progress=progress)
+    fixing = stdin_fix = None
     if args.fix or args.fix_only or args.diff:
-        from jaxlint import fixer
-        fixing = fixer.fix_reports(reports, unsafe=args.unsafe_fixes, write=not args.diff)
+        if args.stdin:
+            stdin_fix = stdin.fix(reports, data, unsafe=args.unsafe_fixes)
+            fixing = stdin_fix.summary
+        else:
+            from jaxlint import fixer
+            fixing = fixer.fix_reports(reports, unsafe=args.unsafe_fixes, write=not args.diff)
+    elif args.show_fixes or args.show_source or (
+            args.format == "text" and not args.quiet and not args.statistics):
+        attach_fixes(reports, cache, jobs=args.jobs or None)   # the summary counts the fixable
     findings, errors = reporters.collect(reports)
     if args.verbose:
         for report in reports:
@@ -156,6 +223,14 @@ def check(args) -> int:
         if args.format in ("json", "sarif") or args.statistics or error.code != "E999" \
                 and args.format == "text":
             print(f"{error.location}: {error.code} {error.message}", file=sys.stderr)
+    if stdin_fix is not None and not args.diff:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(stdin_fix.output)    # the editor's new buffer, always
+        sys.stdout.flush()
+    if args.show_fixes:
+        sys.stderr.write(reporters.fixes_listing(
+            fixing.applied if fixing is not None else None, findings,
+            would=bool(args.diff)))
     if fixing is not None and args.diff:
         sys.stdout.write(fixing.diff)
         if not args.quiet:
@@ -163,7 +238,10 @@ def check(args) -> int:
         return 0 if args.exit_zero else int(bool(fixing.diff or errors))
     if fixing is not None and args.fix_only:
         findings = []
-    stream = open_output(args.output_file)
+    if stdin_fix is not None and not args.output_file:
+        stream = sys.stderr         # stdout holds the fixed source
+    else:
+        stream = open_output(args.output_file)
     if stream is None:
         return 2
     colour = stream is sys.stdout and stream.isatty() and "NO_COLOR" not in os.environ
@@ -177,14 +255,21 @@ def check(args) -> int:
     elif args.format == "github":
         report = reporters.github(findings, errors)
     else:
-        report = reporters.text(findings, errors, colour)
+        sources = None
+        if args.show_source:
+            from jaxlint.spans import of_reports
+            sources = of_reports(reports, {item.path for item in findings + errors})
+        report = reporters.text(findings, errors, colour, sources)
     stream.write(report)
-    if stream is not sys.stdout:
+    if stream not in (sys.stdout, sys.stderr):
         stream.close()
     if fixing is not None and not args.quiet:
         print(fixing.line(unsafe=args.unsafe_fixes), file=sys.stderr)
     elif args.format == "text" and not args.quiet and (findings or errors):
         print(summary(findings, errors, len(targets)), file=sys.stderr)
+        fixable = reporters.fixable_line(findings)
+        if fixable:
+            print(fixable, file=sys.stderr)
     if args.exit_zero:
         return 0
     return 1 if findings or errors else 0

@@ -77,6 +77,12 @@ def all_rules() -> tuple:
     return RULES
 
 
+def docs_url(code: str) -> str:
+    """The rule's section of docs/rules.md (the reference for an unknown code)."""
+    found = rule(code)
+    return f"{DOCS_URL}#{found.code.lower()}-{found.name}" if found else DOCS_URL
+
+
 def rule_name(code: str) -> str:
     found = rule(code)
     return found.name if found else ""
@@ -92,12 +98,77 @@ def statistics(findings) -> list:
 
 # -- text -----------------------------------------------------------------------------------------
 
-def text(findings, errors, colour: bool = False) -> str:
+def text(findings, errors, colour: bool = False, sources: Optional[dict] = None) -> str:
+    """`path:line:col: CODE message` per item; with `sources` ({path: spans.Spans}), the
+    offending line follows each, a caret under what the finding points at, and its fix."""
     bold, red, reset = ("\x1b[1m", "\x1b[1;31m", "\x1b[0m") if colour else ("", "", "")
-    lines = [f"{bold}{e.location}{reset}: {red}{e.code}{reset} {e.message}"
-             for e in errors if e.code == "E999"]
-    lines += [f"{bold}{f.location}{reset}: {red}{f.code}{reset} {f.message}" for f in findings]
-    return "".join(line + "\n" for line in lines)
+    out = []
+    for item in [e for e in errors if e.code == "E999"] + list(findings):
+        out.append(f"{bold}{item.location}{reset}: {red}{item.code}{reset} {item.message}\n")
+        if sources is not None and sources.get(item.path) is not None:
+            out.append(_excerpt(item, sources[item.path], red, reset))
+    return "".join(out)
+
+
+def _excerpt(item: Item, spans, red: str, reset: str) -> str:
+    """The source line of `item` with a gutter and carets, and its fix when it has one. The line
+    is the analysed text's (a notebook's joined cells); its number is the one printed above."""
+    if item.finding is not None:
+        line, byte_col = item.finding.line, item.finding.col
+    elif item.cell is None:
+        line, byte_col = item.line, item.column - 1
+    else:
+        return ""
+    raw = spans.line(line)
+    if not raw and not 1 <= line <= len(spans.lines):
+        return ""
+    start, end = spans.span(line, byte_col)
+    raw = raw.rstrip("\r\n")
+    number = str(item.line)
+    pad = " " * len(number)
+    under = "".join(c if c == "\t" else " " for c in raw[:start]) + "^" * max(end - start, 1)
+    lines = [f" {pad} |", f" {number} | {raw}", f" {pad} | {red}{under}{reset}"]
+    fix = item.finding.fix if item.finding is not None else None
+    if fix is not None:
+        lines.append(f" {pad} = fix ({'safe' if fix.safe else 'unsafe, --unsafe-fixes'}): "
+                     f"{_short(fix)}")
+    return "".join(line + "\n" for line in lines) + "\n"
+
+
+def _short(fix) -> str:
+    """A fix's description without the `(unsafe: why)` its safety label already says."""
+    tail = f" (unsafe: {fix.why_unsafe})"
+    return fix.description[:-len(tail)] if fix.why_unsafe and fix.description.endswith(tail) \
+        else fix.description
+
+
+def fixable_line(findings) -> str:
+    """`[*] 2 fixable with --fix (1 more with --unsafe-fixes).`, or "" when none is."""
+    safe = sum(1 for f in findings if f.finding and f.finding.fix and f.finding.fix.safe)
+    unsafe = sum(1 for f in findings if f.finding and f.finding.fix and not f.finding.fix.safe)
+    if safe and unsafe:
+        return (f"[*] {safe} fixable with --fix ({unsafe} more with --fix --unsafe-fixes).")
+    if safe:
+        return f"[*] {safe} fixable with --fix."
+    if unsafe:
+        return f"{unsafe} fixable with --fix --unsafe-fixes (unsafe fixes: review them)."
+    return ""
+
+
+def fixes_listing(applied, findings, would: bool = False) -> str:
+    """--show-fixes: the fixes applied or that would be (`applied`: [(path, Finding, Fix)]), or,
+    when nothing was fixed (`applied` None), the fixes the findings have."""
+    if applied is not None:
+        n = len(applied)
+        head = f"{'Would fix' if would else 'Fixed'} {n} finding{'s' * (n != 1)}"
+        rows = [f"  {path}:{f.line}:{f.col + 1}: {f.code} {fix.description}"
+                for path, f, fix in applied]
+    else:
+        items = [i for i in findings if i.finding is not None and i.finding.fix is not None]
+        head = f"{len(items)} fix{'es' * (len(items) != 1)} available"
+        rows = [f"  {i.location}: {i.code} ({'safe' if i.finding.fix.safe else 'unsafe'}) "
+                f"{_short(i.finding.fix)}" for i in items]
+    return head + (":\n" if rows else ".\n") + "".join(row + "\n" for row in rows)
 
 
 def text_statistics(findings) -> str:
@@ -145,7 +216,7 @@ def sarif_rule(cls) -> dict:
             "shortDescription": {"text": cls.summary},
             "fullDescription": {"text": " ".join(textwrap.dedent(cls.what).split())},
             "help": {"text": doc, "markdown": doc},
-            "helpUri": f"{DOCS_URL}#{cls.code.lower()}-{cls.name}",
+            "helpUri": docs_url(cls.code),
             "defaultConfiguration": {"level": _level(cls.code)},
             "properties": {"tags": [cls.family], "fixable": _fixable(cls)}}
 

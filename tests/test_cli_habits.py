@@ -1,0 +1,134 @@
+"""The ruff-style habits of `jaxlint check`: --output-format, --show-source (and --format
+full/concise), --show-fixes, and the summary line that counts the fixable findings."""
+
+import json
+import pathlib
+
+from jaxlint.cli import main
+
+FIX_FIXTURES = pathlib.Path(__file__).parent / "fix_fixtures"
+BAD = "import jax\n\n@jax.jit\ndef f(x, n):\n    if n > 0:\n        x = x + 1\n    return x[:n]\n"
+SAFE = FIX_FIXTURES / "JAX104" / "decorator_without_functools.py"     # one safe fix
+UNSAFE = FIX_FIXTURES / "JAX104" / "unsafe_callers_unknown.py"        # two unsafe fixes
+
+
+def run(capsys, *argv):
+    code = main(["check", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def copy(tmp_path, src, name=None):
+    dest = tmp_path / (name or src.name)
+    dest.write_bytes(src.read_bytes())
+    return dest
+
+
+def test_output_format_is_an_alias_of_format(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_text(BAD)
+    _, by_format, _ = run(capsys, "--no-cache", "--format", "json", bad)
+    code, by_alias, _ = run(capsys, "--no-cache", "--output-format", "json", bad)
+    assert code == 1 and json.loads(by_alias) == json.loads(by_format)
+    assert [f["code"] for f in json.loads(by_alias)["findings"]] == ["JAX101", "JAX104"]
+
+
+def test_show_source_puts_the_line_and_a_caret_under_each_finding(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_text(BAD)
+    code, out, _ = run(capsys, "--no-cache", "--show-source", bad)
+    assert code == 1
+    lines = out.splitlines()
+    first = lines.index(next(l for l in lines if ":7:12: JAX104 " in l))
+    assert lines[first + 1:first + 4] == ["   |", " 7 |     return x[:n]", "   |            ^^^^^"]
+    second = lines.index(next(l for l in lines if ":5:8: JAX101 " in l))
+    assert lines[second + 2:second + 4] == [" 5 |     if n > 0:", "   |        ^^^^^"]
+    _, full, _ = run(capsys, "--no-cache", "--format", "full", bad)
+    assert full == out
+    _, concise, _ = run(capsys, "--no-cache", "--output-format", "concise", bad)
+    assert concise.splitlines() == [l for l in lines if ": JAX1" in l]
+
+
+def test_show_source_aligns_the_caret_under_tabs_and_wide_characters(tmp_path, capsys):
+    bad = tmp_path / "tabs.py"
+    bad.write_text("import jax\n\n@jax.jit\ndef f(x, n):\n\ty = 'é' ; return x[:n]\n")
+    run(capsys, "--no-cache", "--show-source", bad)
+    _, out, _ = run(capsys, "--no-cache", "--show-source", bad)
+    lines = out.splitlines()
+    assert lines[2] == " 5 | \ty = 'é' ; return x[:n]"
+    assert lines[3] == "   | \t                 ^^^^^"
+
+
+def test_show_source_in_a_notebook_shows_the_cell_line(tmp_path, capsys):
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": ["import jax\n", "@jax.jit\n", "def f(x, n):\n", "    return x[:n]\n"]}
+    nb = tmp_path / "nb.ipynb"
+    nb.write_text(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": []},
+                                        cell, cell], "metadata": {}, "nbformat": 4,
+                              "nbformat_minor": 5}))
+    code, out, _ = run(capsys, "--no-cache", "--show-source", nb)
+    lines = out.splitlines()
+    assert code == 1 and lines[0].startswith(f"{nb}:cell_2:4:12: JAX104 ")
+    assert lines[2:4] == [" 4 |     return x[:n]", "   |            ^^^^^"]
+    assert any(l.startswith(f"{nb}:cell_3:4:12: JAX104 ") for l in lines)
+
+
+def test_show_source_needs_the_text_format(tmp_path, capsys):
+    code, _, err = run(capsys, "--show-source", "--format", "json", tmp_path)
+    assert code == 2 and "--show-source works with --format text" in err
+
+
+def test_summary_counts_the_fixable_findings(tmp_path, capsys):
+    safe = copy(tmp_path, SAFE)
+    code, out, err = run(capsys, "--no-cache", safe)
+    assert code == 1 and err.splitlines() == ["Found 1 finding in 1 file (1 file checked).",
+                                              "[*] 1 fixable with --fix."]
+    unsafe = copy(tmp_path, UNSAFE)
+    code, out, err = run(capsys, "--no-cache", safe, unsafe)
+    assert err.splitlines()[1] == "[*] 1 fixable with --fix (2 more with --fix --unsafe-fixes)."
+    code, out, err = run(capsys, "--no-cache", unsafe)
+    assert err.splitlines()[1] == "2 fixable with --fix --unsafe-fixes (unsafe fixes: review them)."
+    plain = tmp_path / "plain.py"                           # JAX101 here has no fix
+    plain.write_text("import jax\n\n@jax.jit\ndef f(x):\n    if x.sum() > 0:\n        return x\n"
+                     "    return -x\n")
+    code, out, err = run(capsys, "--no-cache", plain)
+    assert code == 1 and err.splitlines() == ["Found 1 finding in 1 file (1 file checked)."]
+    assert run(capsys, "--no-cache", "--quiet", safe)[2] == ""
+
+
+def test_show_source_shows_each_findings_fix_and_its_safety(tmp_path, capsys):
+    unsafe = copy(tmp_path, UNSAFE)
+    _, out, _ = run(capsys, "--no-cache", "--show-source", copy(tmp_path, SAFE), unsafe)
+    fixes = [l.strip() for l in out.splitlines() if l.strip().startswith("= fix")]
+    assert fixes[0] == ("= fix (safe): Make `keep` static: add it to the static arguments of "
+                        "the jit of `last_tokens`")
+    assert len(fixes) == 3 and all(f.startswith("= fix (unsafe, --unsafe-fixes): ")
+                                   for f in fixes[1:])
+
+
+def test_show_fixes_lists_applied_would_be_and_available_fixes(tmp_path, capsys):
+    safe = copy(tmp_path, SAFE)
+    code, _, err = run(capsys, "--no-cache", "--show-fixes", safe)
+    assert code == 1
+    assert f"1 fix available:\n  {safe}:11:12: JAX104 (safe) Make `keep` static" in err
+    code, out, err = run(capsys, "--no-cache", "--diff", "--show-fixes", safe)
+    assert code == 1 and f"Would fix 1 finding:\n  {safe}:11:12: JAX104 Make `keep` static" in err
+    code, out, err = run(capsys, "--no-cache", "--fix", "--show-fixes", safe)
+    assert code == 0 and f"Fixed 1 finding:\n  {safe}:11:12: JAX104 Make `keep` static" in err
+    assert safe.read_text() == SAFE.with_suffix(".safe.py").read_text()
+    code, out, err = run(capsys, "--no-cache", "--fix", "--show-fixes", safe)
+    assert code == 0 and "Fixed 0 findings." in err
+
+
+def test_fixes_are_cached_beside_the_findings(tmp_path, capsys):
+    safe = copy(tmp_path, SAFE)
+    cache = tmp_path / "cache"
+    run(capsys, "--cache-dir", cache, safe)
+    entries = sorted(cache.rglob("*.json"))
+    assert len(entries) == 2                  # the analysis, and the checked fixes
+    fixes = next(e for e in entries if '"fix":{' in e.read_text())
+    entry = json.loads(fixes.read_text())
+    entry["payload"]["findings"][0]["fix"]["description"] = "from the cache"
+    fixes.write_text(json.dumps(entry))
+    _, _, err = run(capsys, "--cache-dir", cache, "--show-fixes", safe)
+    assert "JAX104 (safe) from the cache" in err
