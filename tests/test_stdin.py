@@ -154,6 +154,7 @@ def test_undecodable_input_is_an_error_line_naming_the_stdin_filename(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["-", "src"], "- (standard input) cannot be combined with other paths"),
     (["--stdin-filename", "x.py", "src"], "--stdin-filename names standard input"),
+    (["-", "--watch"], "--watch watches files"),
 ])
 def test_usage_errors(tmp_path, args, message):
     code, out, err = pipe(args, BAD, tmp_path)

@@ -22,6 +22,7 @@ Lint Python files and notebooks for JAX trace-time failures and recompilation. N
 
   jaxlint check src/                          report findings (exit 1 when there are any)
   jaxlint check --fix src/                    apply the safe fixes in place
+  jaxlint check --watch src/                  lint again whenever a file changes
   cat f.py | jaxlint check - --stdin-filename src/f.py
                                               lint an editor's buffer as if it were src/f.py;
                                               with --fix, print the fixed source
@@ -71,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="print the offending line under each finding, with a caret")
     out.add_argument("--show-fixes", action="store_true",
                      help="list the fixes applied (--fix), that would be (--diff), or available")
+    out.add_argument("--watch", "-w", action="store_true",
+                     help="lint again whenever a file changes (debounced); Ctrl-C stops")
     out.add_argument("--statistics", action="store_true",
                      help="print the number of findings per code instead of each finding")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
@@ -154,6 +157,13 @@ def check(args) -> int:
     if problem:
         print(f"jaxlint: error: {problem}", file=sys.stderr)
         return 2
+    if args.watch:
+        from jaxlint.watch import watch
+        return watch(lambda: check_once(args), args.paths or ["."],
+                     lambda: ConfigFinder(overrides(args), explicit=args.config,
+                                          isolated=args.isolated),
+                     settle=args.fix or args.fix_only,
+                     clear=sys.stdout.isatty() and not args.output_file)
     return check_once(args)
 
 
@@ -167,6 +177,8 @@ def usage_problem(args) -> str:
         return "- (standard input) cannot be combined with other paths"
     if args.stdin_filename is not None and not args.stdin:
         return "--stdin-filename names standard input: give - or no path"
+    if args.stdin and args.watch:
+        return "--watch watches files: it cannot read standard input"
     if args.statistics and args.format not in ("text", "json"):
         return "--statistics works with --format text or json"
     if args.show_source and args.format != "text":
