@@ -16,6 +16,12 @@ from jaxlint.config import (DEFAULT_EXCLUDE, ConfigError, ConfigFinder, parse_ji
 from jaxlint.discovery import iter_targets
 
 DEFAULT_EXCLUDES = set(DEFAULT_EXCLUDE)
+SERVER_DESCRIPTION = """\
+Speak the Language Server Protocol on stdin/stdout; an editor starts it (`jaxlint server`) and
+shows findings as you type, with quick fixes, "add # noqa" and the rule's documentation on
+hover. Configuration and the cache are the ones `jaxlint check` uses. Needs pygls:
+pip install "flake8-jaxlint[server]". The README shows the setup for VS Code, Neovim and Helix.
+"""
 FORMAT_CHOICES = ("text", "concise", "full", "json", "sarif", "github")
 CHECK_DESCRIPTION = """\
 Lint Python files and notebooks for JAX trace-time failures and recompilation. Never runs the code.
@@ -97,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     run.add_argument("--cache-dir", metavar="DIR",
                      help="cache folder (default: .jaxlint_cache in each project root)")
+    server = sub.add_parser("server", help="run the language server on stdio, for editors "
+                            "(needs flake8-jaxlint[server])", description=SERVER_DESCRIPTION,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    server.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    server.add_argument("--cache-dir", metavar="DIR",
+                        help="cache folder (default: .jaxlint_cache in each project root)")
     rules = sub.add_parser("rules", help="list every rule: code, name, family, fixable")
     rules.add_argument("--markdown", action="store_true",
                        help="print the full rule reference (the source of docs/rules.md)")
@@ -132,6 +144,9 @@ def main(argv=None) -> int:
         return 0 if exc.code == 0 else 2
     if args.command == "check":
         return check(args)
+    if args.command == "server":
+        from jaxlint.server import main as server_main
+        return server_main(args)
     if args.command == "verify":
         from jaxlint.verify.command import main as verify_main
         return verify_main(args)
