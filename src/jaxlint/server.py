@@ -344,6 +344,7 @@ class JaxlintServer(LanguageServer):
         self.cache = cache
         self.documents: dict = {}
         self.shut_down = False
+        self.warmed = False
         self.worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="jaxlint-lsp")
         _register(self)
 
@@ -392,6 +393,9 @@ class JaxlintServer(LanguageServer):
         doc.linted = linted
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=doc.uri, diagnostics=linted.diagnostics, version=version))
+        if not self.warmed:             # the fixer (libcst) loads while the user reads
+            self.warmed = True
+            loop.run_in_executor(self.worker, _load_fixer)
         return linted
 
     async def current(self, uri: str) -> Optional[Linted]:
@@ -425,6 +429,11 @@ class JaxlintServer(LanguageServer):
                 text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
                 edits=edits)])
         return lsp.WorkspaceEdit(changes={uri: edits})
+
+
+def _load_fixer() -> None:
+    """Import the fixer ahead of the first code action, which would otherwise wait for it."""
+    import jaxlint.fixer  # noqa: F401
 
 
 def _text_edits(positions: Positions, edits) -> list:
