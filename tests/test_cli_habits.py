@@ -132,3 +132,18 @@ def test_fixes_are_cached_beside_the_findings(tmp_path, capsys):
     fixes.write_text(json.dumps(entry))
     _, _, err = run(capsys, "--cache-dir", cache, "--show-fixes", safe)
     assert "JAX104 (safe) from the cache" in err
+
+
+def test_a_file_with_too_many_fixable_findings_is_counted_unchecked(tmp_path, capsys):
+    """Checking a fix lints the file again: past runner.CHECK_LIMIT candidates in one file the
+    summary says it did not check them rather than analyse the file once per finding."""
+    from jaxlint.runner import CHECK_LIMIT
+    many = tmp_path / "many.py"
+    many.write_text("import jax\n" + "".join(f"\n\n@jax.jit\ndef f{i}(x, n):\n    return x[:n]\n"
+                                            for i in range(CHECK_LIMIT + 1)))
+    copy(tmp_path, SAFE)
+    code, out, err = run(capsys, "--no-cache", tmp_path)
+    assert code == 1 and out.count(" JAX104 ") == CHECK_LIMIT + 2
+    assert err.splitlines()[1] == (f"[*] 1 fixable with --fix. {CHECK_LIMIT + 1} findings in "
+                                   "files with many findings not checked for a fix (--diff shows "
+                                   "what --fix would do).")

@@ -168,6 +168,7 @@ def main(argv=None) -> int:
 
 
 def check(args) -> int:
+    normalise(args)
     problem = usage_problem(args)
     if problem:
         print(f"jaxlint: error: {problem}", file=sys.stderr)
@@ -182,12 +183,17 @@ def check(args) -> int:
     return check_once(args)
 
 
-def usage_problem(args) -> str:
-    """What is wrong with this combination of flags, or ""."""
+def normalise(args) -> None:
+    """ruff's format names as jaxlint's (`full` is text with --show-source), and whether the
+    source comes from standard input (`-`, or --stdin-filename without paths)."""
     if args.format in ("full", "concise"):
         args.show_source = args.show_source or args.format == "full"
         args.format = "text"
     args.stdin = "-" in (args.paths or []) or (args.stdin_filename is not None and not args.paths)
+
+
+def usage_problem(args) -> str:
+    """What is wrong with this combination of flags, or ""."""
     if args.stdin and args.paths not in (None, [], ["-"]):
         return "- (standard input) cannot be combined with other paths"
     if args.stdin_filename is not None and not args.stdin:
@@ -231,6 +237,7 @@ def check_once(args) -> int:
         progress = not args.quiet and sys.stderr.isatty()
         reports = run(targets, jobs=args.jobs or None, cache=cache, progress=progress)
     fixing = stdin_fix = None
+    unchecked = 0
     if args.fix or args.fix_only or args.diff:
         if args.stdin:
             stdin_fix = stdin.fix(reports, data, unsafe=args.unsafe_fixes)
@@ -240,7 +247,7 @@ def check_once(args) -> int:
             fixing = fixer.fix_reports(reports, unsafe=args.unsafe_fixes, write=not args.diff)
     elif args.show_fixes or args.show_source or (
             args.format == "text" and not args.quiet and not args.statistics):
-        attach_fixes(reports, cache, jobs=args.jobs or None)   # the summary counts the fixable
+        unchecked = attach_fixes(reports, cache, jobs=args.jobs or None)  # counted as fixable
     findings, errors = reporters.collect(reports)
     if args.verbose:
         for report in reports:
@@ -294,7 +301,7 @@ def check_once(args) -> int:
         print(fixing.line(unsafe=args.unsafe_fixes), file=sys.stderr)
     elif args.format == "text" and not args.quiet and (findings or errors):
         print(summary(findings, errors, len(targets)), file=sys.stderr)
-        fixable = reporters.fixable_line(findings)
+        fixable = reporters.fixable_line(findings, unchecked)
         if fixable:
             print(fixable, file=sys.stderr)
     if args.exit_zero:

@@ -142,17 +142,24 @@ def _short(fix) -> str:
         else fix.description
 
 
-def fixable_line(findings) -> str:
-    """`[*] 2 fixable with --fix (1 more with --unsafe-fixes).`, or "" when none is."""
+def fixable_line(findings, unchecked: int = 0) -> str:
+    """`[*] 2 fixable with --fix (1 more with --unsafe-fixes).`, or "" when none is; and how
+    many findings were not checked for a fix (files with too many: see runner.CHECK_LIMIT)."""
     safe = sum(1 for f in findings if f.finding and f.finding.fix and f.finding.fix.safe)
     unsafe = sum(1 for f in findings if f.finding and f.finding.fix and not f.finding.fix.safe)
     if safe and unsafe:
-        return (f"[*] {safe} fixable with --fix ({unsafe} more with --fix --unsafe-fixes).")
-    if safe:
-        return f"[*] {safe} fixable with --fix."
-    if unsafe:
-        return f"{unsafe} fixable with --fix --unsafe-fixes (unsafe fixes: review them)."
-    return ""
+        text = f"[*] {safe} fixable with --fix ({unsafe} more with --fix --unsafe-fixes)."
+    elif safe:
+        text = f"[*] {safe} fixable with --fix."
+    elif unsafe:
+        text = f"{unsafe} fixable with --fix --unsafe-fixes (unsafe fixes: review them)."
+    else:
+        text = ""
+    if unchecked:
+        text += (" " if text else "") + (
+            f"{unchecked} finding{'s' * (unchecked != 1)} in files with many findings not "
+            f"checked for a fix (--diff shows what --fix would do).")
+    return text
 
 
 def fixes_listing(applied, findings, would: bool = False) -> str:

@@ -25,6 +25,9 @@ from jaxlint.source import SourceError, mentions_jax, read_file
 from jaxlint.source import decode as decode_source
 
 
+CHECK_LIMIT = 25     # fixable findings in one file beyond which the summary does not check them
+
+
 @dataclass
 class FileReport:
     """One file's outcome as the reporters see it."""
@@ -150,13 +153,15 @@ def lint_text(path: str, text: str, config: Config, cache: Optional[Cache] = Non
     return report
 
 
-def attach_fixes(reports, cache: Optional[Cache] = None, jobs: Optional[int] = None) -> None:
+def attach_fixes(reports, cache: Optional[Cache] = None, jobs: Optional[int] = None) -> int:
     """Give each selected finding its checked fix (safe or unsafe), when it has one, in place:
     what the summary counts as fixable and `--show-source` shows. Checking a fix lints the file
-    again, so the results are cached like the analysis, under a key of their own. Notebooks are
-    never rewritten: their findings get no fix."""
+    again, so the results are cached like the analysis, under a key of their own, and a file
+    with more than CHECK_LIMIT candidates is not checked (10,000 findings in one file would be
+    10,000 analyses of it). Notebooks are never rewritten: their findings get no fix. Returns
+    how many findings were left unchecked."""
     from jaxlint.fixer import FIXABLE_CODES
-    pending = []
+    pending, unchecked = [], 0
     for report in reports:
         result = report.result
         if report.io_error or result.error or result.internal_error or report.cells is not None:
@@ -164,6 +169,9 @@ def attach_fixes(reports, cache: Optional[Cache] = None, jobs: Optional[int] = N
         wanted = sorted((f.code, f.line, f.col) for f in result.findings
                         if f.code in FIXABLE_CODES and report.config.enabled(f.code, report.path))
         if not wanted:
+            continue
+        if len(wanted) > CHECK_LIMIT:
+            unchecked += len(wanted)
             continue
         try:
             data = report.data if report.data is not None else read_file(report.path)
@@ -186,6 +194,7 @@ def attach_fixes(reports, cache: Optional[Cache] = None, jobs: Optional[int] = N
         report.result.findings = fixed.findings
         if cache:
             cache.put(os.path.abspath(report.path), key, payload)
+    return unchecked
 
 
 def fixes_one(task) -> dict:

@@ -310,13 +310,26 @@ def _count_enabled(report, findings) -> int:
     return sum(report.config.enabled(f.code, report.path) for f in findings)
 
 
-def checked_fixes(text: str, path: str = "<unknown>", config=None, findings=None) -> list:
+def checked_fixes(text: str, path: str = "<unknown>", config=None, findings=None,
+                  only=None) -> list:
     """`findings` of `text` (linted here when None), each carrying its checked fix, safe or
-    unsafe, when it has one; nothing is applied. What an editor offers as quick fixes and what
-    the summary counts as fixable, without changing the file."""
+    unsafe, when it has one; nothing is applied. `only` limits the work to those findings: each
+    check lints the file again, so an editor asks for the findings under the cursor. What an
+    editor offers as quick fixes and what the summary counts as fixable."""
     if findings is None:
         findings = _lint(text, path, config)
         if findings is None:
             return []
-    outcome = Outcome(path, text, text, list(findings), list(findings))
-    return _describe(text, path, config, list(findings), outcome)
+    wanted = {f for f in (findings if only is None else only)
+              if f.code in FIXABLE_CODES and _enabled(config, f, path)}
+    if not wanted:
+        return list(findings)
+    try:
+        ctx = Context(text, path, config)
+    except (SyntaxError, ValueError, RecursionError):
+        return list(findings)
+    out = []
+    for finding in findings:
+        got = checked_fix(ctx, findings, finding) if finding in wanted else None
+        out.append(Finding(**{**finding.__dict__, "fix": got[0]}) if got is not None else finding)
+    return out
