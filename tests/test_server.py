@@ -209,9 +209,14 @@ def test_bad_files_and_bad_requests_never_stop_the_server(tmp_path):
             await asyncio.wait_for(client.protocol.send_request_async(
                 "jaxlint/noSuchMethod", {}), TIMEOUT)
 
+        notes = tmp_path / "notes.md"                        # not Python: never linted
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(uri=notes.as_uri(), language_id="markdown",
+                                               version=1, text="# jax\n\nif x:\n")))
         client.change(broken, SOURCE, 2)                     # ...and it still lints
         diagnostic, = await client.diagnostics(broken.as_uri(), 2)
         assert diagnostic.code == "JAX104"
+        assert not [p for p in client.published if p.uri == notes.as_uri()]
 
     assert session(tmp_path, scenario, "--no-cache") == 0
 
@@ -349,3 +354,22 @@ def test_malformed_requests_get_an_error_answer_and_the_server_goes_on(tmp_path)
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_code_action_checks_only_the_fixes_under_the_cursor(tmp_path, monkeypatch):
+    """Checking a fix lints the buffer again; a buffer with many findings must not be analysed
+    once per finding when the user asks about one of them."""
+    from jaxlint import engine, server
+    many = "import jax\n" + "".join(f"\n\n@jax.jit\ndef f{i}(x, n):\n    return x[:n]\n"
+                                   for i in range(40)) + "\n\nf7(1, 2)\n"
+    path = tmp_path / "many.py"
+    linted = server.diagnose(many, 1, str(path), str(path), str(tmp_path), None, False, "utf-16")
+    assert len(linted.items) == 40
+    item = linted.items[7][0]
+    real, calls = engine.lint_source, []
+    monkeypatch.setattr(engine, "lint_source", lambda *a, **k: calls.append(1) or real(*a, **k))
+    fixes = server.compute_fixes(linted, [item.finding])
+    assert list(fixes) == [("JAX104", item.finding.line, item.finding.col)]
+    assert fixes[("JAX104", item.finding.line, item.finding.col)].safe     # f7(1, 2): literals
+    assert len(calls) <= 3
+    assert server.fix_all(linted) is None        # more fixable findings than CHECK_LIMIT

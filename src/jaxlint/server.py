@@ -83,7 +83,7 @@ class Linted:
     diagnostics: list = field(default_factory=list)
     items: list = field(default_factory=list)      # [(reporters.Item, lsp.Diagnostic)]
     report: object = None                          # runner.FileReport, when linted
-    fixes: Optional[dict] = None                   # (code, line, col) -> Fix, once computed
+    fixes: dict = field(default_factory=dict)     # (code, line, col) -> Fix or None, checked
 
 
 class Positions:
@@ -204,25 +204,32 @@ def _file_diagnostic(positions, line, char, code, message) -> "lsp.Diagnostic":
 
 # -- code actions ---------------------------------------------------------------------------------
 
-def compute_fixes(linted: Linted) -> dict:
-    """(code, line, col) -> checked Fix for the buffer's selected findings that have one."""
+def compute_fixes(linted: Linted, findings: list) -> dict:
+    """(code, line, col) -> checked Fix, or None when it has none, for `findings` of the
+    buffer: only those under the cursor, since checking a fix lints the buffer again."""
     from jaxlint import deepstack, fixer
     report = linted.report
     if report is None or report.result.error or report.result.internal_error or report.cells:
-        return {}
-    wanted = [item.finding for item, _ in linted.items if item.finding.code in fixer.FIXABLE_CODES]
-    if not wanted:
-        return {}
+        return {_key(f): None for f in findings}
     found = deepstack.call(fixer.checked_fixes, linted.text, report.path, report.config,
-                           report.result.findings)
-    return {(f.code, f.line, f.col): f.fix for f in found if f.fix is not None}
+                           report.result.findings, findings)
+    wanted = {_key(f) for f in findings}
+    return {_key(f): f.fix for f in found if _key(f) in wanted}
+
+
+def _key(finding) -> tuple:
+    return finding.code, finding.line, finding.col
 
 
 def fix_all(linted: Linted) -> Optional[str]:
-    """The buffer with every safe fix applied, or None when none applies."""
+    """The buffer with every safe fix applied, or None when none applies (or the buffer has
+    more fixable findings than the summary would check: `jaxlint check --fix` does those)."""
     from jaxlint import deepstack, fixer
+    from jaxlint.runner import CHECK_LIMIT
     report = linted.report
     if report is None or report.result.error or report.result.internal_error or report.cells:
+        return None
+    if sum(item.finding.code in fixer.FIXABLE_CODES for item, _ in linted.items) > CHECK_LIMIT:
         return None
     outcome = deepstack.call(fixer.fix_source, linted.text, report.path, report.config, False)
     return outcome.after if outcome.changed else None
@@ -318,6 +325,7 @@ class Document:
     path: Optional[str]
     version: Optional[int]
     text: str
+    python: bool = True                    # a Python buffer (others are never linted)
     linted: Optional[Linted] = None
     task: Optional[object] = None          # asyncio.Task linting the latest version
 
@@ -364,14 +372,17 @@ class JaxlintServer(LanguageServer):
         except Exception:  # noqa: BLE001 - not initialised
             return os.getcwd()
 
-    def open(self, uri: str, version, text: str) -> Document:
+    def open(self, uri: str, version, text: str, language: Optional[str] = None) -> Document:
         path = None
         if uri.startswith("file:"):
             path = to_fs_path(uri)
         doc = self.documents.get(uri)
         if doc is None:
-            doc = self.documents[uri] = Document(uri, path, version, text)
+            doc = Document(uri, path, version, text, python=uri.endswith((".py", ".pyi")))
+            self.documents[uri] = doc
         doc.version, doc.text = version, text
+        if language is not None:        # what the editor says, else what the name says
+            doc.python = language == "python" or uri.endswith((".py", ".pyi"))
         return doc
 
     def schedule(self, doc: Document, delay: float = 0.0, store: bool = False) -> None:
@@ -379,6 +390,8 @@ class JaxlintServer(LanguageServer):
         older one) and publish the result if it is still current."""
         if doc.task is not None and not doc.task.done():
             doc.task.cancel()
+        if not doc.python:
+            return
         doc.task = asyncio.ensure_future(self._lint(doc, doc.version, doc.text, delay, store))
 
     async def _lint(self, doc, version, text, delay, store):
@@ -386,8 +399,11 @@ class JaxlintServer(LanguageServer):
             await asyncio.sleep(delay)
         loop = asyncio.get_running_loop()
         name = doc.path or doc.uri
-        linted = await loop.run_in_executor(self.worker, diagnose, text, version, doc.path, name,
-                                            self.root, self.cache, store, self.encoding)
+        try:
+            linted = await loop.run_in_executor(self.worker, diagnose, text, version, doc.path,
+                                                name, self.root, self.cache, store, self.encoding)
+        except RuntimeError:                # shutting down: the worker takes no more work
+            return None
         if self.documents.get(doc.uri) is not doc or doc.version != version or doc.text != text:
             return None                     # edited (or closed) meanwhile: a newer lint follows
         doc.linted = linted
@@ -407,6 +423,8 @@ class JaxlintServer(LanguageServer):
             if doc.linted is not None and doc.linted.text == doc.text:
                 return doc.linted
             task = doc.task
+            if not doc.python:
+                return None
             if task is None:
                 self.schedule(doc)
                 task = doc.task
@@ -453,7 +471,7 @@ def _register(server: JaxlintServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: JaxlintServer, params: lsp.DidOpenTextDocumentParams):
         item = params.text_document
-        ls.schedule(ls.open(item.uri, item.version, item.text), store=True)
+        ls.schedule(ls.open(item.uri, item.version, item.text, item.language_id), store=True)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: JaxlintServer, params: lsp.DidChangeTextDocumentParams):
@@ -525,12 +543,13 @@ async def _code_actions(ls: JaxlintServer, params) -> list:
     actions = []
     if wanted(lsp.CodeActionKind.QuickFix, only):
         hits = [(item, d) for item, d in linted.items if overlaps(d.range, params.range)]
-        if hits and linted.fixes is None and any(
-                item.finding.code in _fixable_codes() for item, _ in hits):
-            linted.fixes = await ls.in_worker(compute_fixes, linted)
+        missing = [item.finding for item, _ in hits if item.finding.code in _fixable_codes()
+                   and _key(item.finding) not in linted.fixes][:_check_limit()]
+        if missing:
+            linted.fixes.update(await ls.in_worker(compute_fixes, linted, missing))
         for item, diagnostic in hits:
             f = item.finding
-            fix = (linted.fixes or {}).get((f.code, f.line, f.col))
+            fix = linted.fixes.get(_key(f))
             if fix is not None:
                 label = "Fix" if fix.safe else "Unsafe fix"
                 actions.append(lsp.CodeAction(
@@ -552,6 +571,11 @@ async def _code_actions(ls: JaxlintServer, params) -> list:
                 edit=ls.edit(uri, version, _text_edits(positions,
                                                        [(0, len(linted.text), fixed)]))))
     return actions
+
+
+def _check_limit() -> int:
+    from jaxlint.runner import CHECK_LIMIT
+    return CHECK_LIMIT
 
 
 def _fixable_codes():
