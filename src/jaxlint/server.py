@@ -356,7 +356,7 @@ class JaxlintServer(LanguageServer):
         self.worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="jaxlint-lsp")
         _register(self)
 
-    # -- helpers used by the handlers --------------------------------------------------------
+    # -- what the handlers share -------------------------------------------------------------
     @property
     def encoding(self) -> str:
         try:
