@@ -39,14 +39,14 @@ def test_show_source_puts_the_line_and_a_caret_under_each_finding(tmp_path, caps
     code, out, _ = run(capsys, "--no-cache", "--show-source", bad)
     assert code == 1
     lines = out.splitlines()
-    first = lines.index(next(l for l in lines if ":7:12: JAX104 " in l))
+    first = lines.index(next(x for x in lines if ":7:12: JAX104 " in x))
     assert lines[first + 1:first + 4] == ["   |", " 7 |     return x[:n]", "   |            ^^^^^"]
-    second = lines.index(next(l for l in lines if ":5:8: JAX101 " in l))
+    second = lines.index(next(x for x in lines if ":5:8: JAX101 " in x))
     assert lines[second + 2:second + 4] == [" 5 |     if n > 0:", "   |        ^^^^^"]
     _, full, _ = run(capsys, "--no-cache", "--format", "full", bad)
     assert full == out
     _, concise, _ = run(capsys, "--no-cache", "--output-format", "concise", bad)
-    assert concise.splitlines() == [l for l in lines if ": JAX1" in l]
+    assert concise.splitlines() == [x for x in lines if ": JAX1" in x]
 
 
 def test_show_source_aligns_the_caret_under_tabs_and_wide_characters(tmp_path, capsys):
@@ -70,7 +70,7 @@ def test_show_source_in_a_notebook_shows_the_cell_line(tmp_path, capsys):
     lines = out.splitlines()
     assert code == 1 and lines[0].startswith(f"{nb}:cell_2:4:12: JAX104 ")
     assert lines[2:4] == [" 4 |     return x[:n]", "   |            ^^^^^"]
-    assert any(l.startswith(f"{nb}:cell_3:4:12: JAX104 ") for l in lines)
+    assert any(x.startswith(f"{nb}:cell_3:4:12: JAX104 ") for x in lines)
 
 
 def test_show_source_needs_the_text_format(tmp_path, capsys):
@@ -99,7 +99,7 @@ def test_summary_counts_the_fixable_findings(tmp_path, capsys):
 def test_show_source_shows_each_findings_fix_and_its_safety(tmp_path, capsys):
     unsafe = copy(tmp_path, UNSAFE)
     _, out, _ = run(capsys, "--no-cache", "--show-source", copy(tmp_path, SAFE), unsafe)
-    fixes = [l.strip() for l in out.splitlines() if l.strip().startswith("= fix")]
+    fixes = [x.strip() for x in out.splitlines() if x.strip().startswith("= fix")]
     assert fixes[0] == ("= fix (safe): Make `keep` static: add it to the static arguments of "
                         "the jit of `last_tokens`")
     assert len(fixes) == 3 and all(f.startswith("= fix (unsafe, --unsafe-fixes): ")
@@ -139,8 +139,9 @@ def test_a_file_with_too_many_fixable_findings_is_counted_unchecked(tmp_path, ca
     summary says it did not check them rather than analyse the file once per finding."""
     from jaxlint.runner import CHECK_LIMIT
     many = tmp_path / "many.py"
-    many.write_text("import jax\n" + "".join(f"\n\n@jax.jit\ndef f{i}(x, n):\n    return x[:n]\n"
-                                            for i in range(CHECK_LIMIT + 1)))
+    functions = "".join(f"\n\n@jax.jit\ndef f{i}(x, n):\n    return x[:n]\n"
+                        for i in range(CHECK_LIMIT + 1))
+    many.write_text("import jax\n" + functions)
     copy(tmp_path, SAFE)
     code, out, err = run(capsys, "--no-cache", tmp_path)
     assert code == 1 and out.count(" JAX104 ") == CHECK_LIMIT + 2

@@ -5,7 +5,6 @@ it, the cache, and a server that outlives bad files and bad requests."""
 import asyncio
 import json
 import os
-import pathlib
 import shutil
 import sys
 
@@ -360,8 +359,8 @@ def test_a_code_action_checks_only_the_fixes_under_the_cursor(tmp_path, monkeypa
     """Checking a fix lints the buffer again; a buffer with many findings must not be analysed
     once per finding when the user asks about one of them."""
     from jaxlint import engine, server
-    many = "import jax\n" + "".join(f"\n\n@jax.jit\ndef f{i}(x, n):\n    return x[:n]\n"
-                                   for i in range(40)) + "\n\nf7(1, 2)\n"
+    functions = "".join(f"\n\n@jax.jit\ndef f{i}(x, n):\n    return x[:n]\n" for i in range(40))
+    many = "import jax\n" + functions + "\n\nf7(1, 2)\n"
     path = tmp_path / "many.py"
     linted = server.diagnose(many, 1, str(path), str(path), str(tmp_path), None, False, "utf-16")
     assert len(linted.items) == 40

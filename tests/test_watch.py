@@ -94,7 +94,7 @@ def test_watch_command_relints_on_change_and_stops_on_ctrl_c(tmp_path):
                              str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env={**os.environ, "NO_COLOR": "1"})
     lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
 
     def until(marker):
         """The lines printed up to and including the next one containing `marker`."""
