@@ -148,3 +148,23 @@ def test_a_file_with_too_many_fixable_findings_is_counted_unchecked(tmp_path, ca
     assert err.splitlines()[1] == (f"[*] 1 fixable with --fix. {CHECK_LIMIT + 1} findings in "
                                    "files with many findings not checked for a fix (--diff shows "
                                    "what --fix would do).")
+
+
+def test_a_run_without_fixable_findings_does_not_load_the_fixer(tmp_path):
+    """The fixable count must not cost a clean run (or one whose findings have no fix) the
+    import of the fixer and libcst."""
+    import subprocess
+    import sys
+    clean = tmp_path / "clean.py"
+    clean.write_text("import jax\n\nx = jax.numpy.ones(3)\n")
+    unfixable = tmp_path / "unfixable.py"
+    unfixable.write_text("import jax\n\n@jax.jit\ndef f(x):\n    return x[x > 0]\n")  # JAX105
+    script = ("import sys\nfrom jaxlint.cli import main\n"
+              "code = main(['check', '--no-cache', *sys.argv[1:]])\n"
+              "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' "
+              "or m.startswith('jaxlint.fixer'))\n"
+              "print(code, loaded)\n")
+    for path, code in ((clean, 0), (unfixable, 1)):
+        run = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                             text=True, timeout=120)
+        assert run.stdout.splitlines()[-1] == f"{code} []", run.stdout + run.stderr

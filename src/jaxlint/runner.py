@@ -160,14 +160,16 @@ def attach_fixes(reports, cache: Optional[Cache] = None, jobs: Optional[int] = N
     with more than CHECK_LIMIT candidates is not checked (10,000 findings in one file would be
     10,000 analyses of it). Notebooks are never rewritten: their findings get no fix. Returns
     how many findings were left unchecked."""
-    from jaxlint.fixer import FIXABLE_CODES
+    if not any(report.result.findings for report in reports):
+        return 0
+    fixable_codes = _fixable_codes()
     pending, unchecked = [], 0
     for report in reports:
         result = report.result
         if report.io_error or result.error or result.internal_error or report.cells is not None:
             continue
         wanted = sorted((f.code, f.line, f.col) for f in result.findings
-                        if f.code in FIXABLE_CODES and report.config.enabled(f.code, report.path))
+                        if f.code in fixable_codes and report.config.enabled(f.code, report.path))
         if not wanted:
             continue
         if len(wanted) > CHECK_LIMIT:
@@ -195,6 +197,13 @@ def attach_fixes(reports, cache: Optional[Cache] = None, jobs: Optional[int] = N
         if cache:
             cache.put(os.path.abspath(report.path), key, payload)
     return unchecked
+
+
+def _fixable_codes() -> frozenset:
+    """The codes whose rule has a fix, from the rule registry: the fixer's own FIXABLE_CODES
+    would import it and libcst, a cost a run whose findings have no fix should not pay."""
+    from jaxlint.rules import RULES
+    return frozenset(rule.code for rule in RULES if rule.fix_finding is not None)
 
 
 def fixes_one(task) -> dict:
