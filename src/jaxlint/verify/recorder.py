@@ -156,6 +156,7 @@ class Recorder:
         self._objects: dict = {}           # def key -> list of (weakref|None, id)
         self._codes: dict = {}             # code object of a traced function -> its latest record
         self._paused = 0
+        self.epoch = 0                     # bumped when JAX's caches are cleared
         self._lock = threading.RLock()
         self._handler = None
         self._listener = None
@@ -211,6 +212,11 @@ class Recorder:
             self._codes = {c: i for c, i in self._codes.items() if i < mark}
             self.samples = {i: v for i, v in self.samples.items() if i < mark}
 
+    def new_epoch(self):
+        """JAX's caches were emptied: a trace identical to an earlier one is a replay of it, not
+        a recompilation the program would have made (recompiles.group drops it)."""
+        self.epoch += 1
+
     # -- events --------------------------------------------------------------------------------
     def _on_miss(self, log_record):
         if self._paused:
@@ -225,7 +231,7 @@ class Recorder:
         if rec["def_file"] and os.path.dirname(os.path.abspath(rec["def_file"])) == _HERE:
             return                      # the verifier's own wrappers (make_jaxpr of an example)
         rec.update(trace_s=0.0, lower_s=0.0, compile_s=0.0, compiles=0, sig=None, obj=0,
-                   qualname=rec.get("name"))
+                   qualname=rec.get("name"), epoch=self.epoch)
         fun, tree, vals = self._explain_locals()
         rec["parent"] = self._enclosing_trace()
         code = None
