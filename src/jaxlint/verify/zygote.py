@@ -44,6 +44,7 @@ class Running:
         self.batch, self.pid, self.fd, self.log = batch, pid, fd, log
         self.timeout = timeout
         self.current = None             # the job being worked on
+        self.unit = None                # the unit of that job being evaluated, if any
         self.finished: set = set()      # ids of jobs whose "done" was seen
         self.started = time.monotonic()
         self.deadline = self.started + timeout if timeout else None
@@ -51,6 +52,7 @@ class Running:
 
     def begin(self, job_id):
         self.current = job_id
+        self.unit = None
         self.started = time.monotonic()
         self.deadline = self.started + self.timeout if self.timeout else None
 
@@ -94,9 +96,10 @@ def _child(batch, write_fd, log, memory_mb):
                 writer.flush()
 
             emit({"event": "begin"})
+            cpu = time.process_time()
             try:
                 child.run_job(job, emit)
-                emit({"event": "done"})
+                emit({"event": "done", "cpu": round(time.process_time() - cpu, 4)})
             except MemoryError:
                 emit({"event": "internal", "memory": True, "error": "MemoryError in the verifier"})
                 emit({"event": "done"})
@@ -155,21 +158,36 @@ def _forward(run: Running, line: bytes):
     if kind == "begin":
         run.begin(event.get("job"))
         return
+    if kind == "unit_start":
+        run.unit = event.get("unit")
+    elif kind == "unit":
+        run.unit = None
     os.write(_PROTOCOL_FD, line + b"\n")
     if kind == "done":
         run.finished.add(event.get("job"))
-        _exit_event(run, event.get("job"), {"status": "exited", "code": 0})
+        _exit_event(run, event.get("job"), {"status": "exited", "code": 0, "cpu": event.get("cpu")})
         run.current = None
 
 
 def _ended(run: Running, status: dict, pending: list):
-    """The child is gone: the job it was on gets `status`; the jobs it never started are queued
-    again, each in a child of its own (one of them may be what killed the batch)."""
+    """The child is gone. When it was in the middle of a unit and the job has units after it, the
+    unit alone is reported (timed out, or killed) and the job goes on in a fresh child from the
+    next unit: one hanging example does not cost the file its other verdicts. Otherwise the job
+    it was on gets `status`. The jobs of the batch it never started are queued again, each in a
+    child of its own (one of them may be what killed the batch)."""
+    resumed = []
     if run.current is not None:
         status["log_tail"] = _log_tail(run.log)
-        _exit_event(run, run.current, status)
+        job = next((j for j in run.batch if j["id"] == run.current), None)
+        units = len(job.get("units", [])) if job else 0
+        if job is not None and run.unit is not None and run.unit + 1 < units:
+            send(dict(status, event="unit_lost", job=run.current, unit=run.unit,
+                      seconds=round(time.monotonic() - run.started, 3)))
+            resumed = [[dict(job, resume_at=run.unit + 1)]]
+        else:
+            _exit_event(run, run.current, status)
     run.log.close()
-    pending[:0] = [[job] for job in run.remaining()]
+    pending[:0] = resumed + [[job] for job in run.remaining()]
 
 
 def serve(jobs: int, timeout: float, memory_mb: int) -> int:
@@ -237,6 +255,27 @@ def _loop(jobs, timeout, memory_mb, pending, running, stdin_open, stdin_buffer):
                 _ended(run, {"status": "timeout", "limit": timeout}, pending)
 
 
+def warm_up():
+    """Trace (never compile) a small program so that each child starts with JAX's tracing
+    machinery warm. No backend starts: forking after one starts is unsafe."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def program(x, n):
+        y = jnp.tanh(x @ x.T).sum(axis=0) * n
+        z = jnp.where(y > 0, y, -y)[:2]
+        carry = lax.scan(lambda c, v: (c + v, v * 2), 0.0, z)[0]
+        return carry + jnp.mean(jax.vmap(jnp.sin)(x)) + lax.cond(n > 0, lambda: 1.0, lambda: 2.0)
+
+    try:
+        jax.jit(program, static_argnums=1).trace(jax.ShapeDtypeStruct((3, 3), jnp.float32), 2)
+        jax.make_jaxpr(lambda x: jax.grad(lambda v: (v ** 2).sum())(x) + jnp.arange(3.0) + jnp.zeros(3))(
+            jax.ShapeDtypeStruct((3,), jnp.float32))
+    except Exception:  # noqa: BLE001 - only an optimisation
+        pass
+
+
 def main(argv=None) -> int:
     global _PROTOCOL_FD
     parser = argparse.ArgumentParser(prog="python -m jaxlint.verify.zygote")
@@ -251,7 +290,13 @@ def main(argv=None) -> int:
         import jax
         import jax.numpy  # noqa: F401 - preloaded for every child
         import numpy  # noqa: F401
-        from jaxlint.verify import child, directives, recorder  # noqa: F401
+        from jaxlint.verify import child, directives, instrument, marks, recorder  # noqa: F401
+        warm_up()
+        import gc
+        # objects alive now are shared with every child: keep the collector from touching (and
+        # so copying) their pages in each one
+        gc.collect()
+        gc.freeze()
     except Exception as exc:  # noqa: BLE001
         send({"event": "fatal", "error": f"cannot import JAX ({type(exc).__name__}: {exc}); verify needs "
                                          f"it: pip install 'flake8-jaxlint[verify]'"})
