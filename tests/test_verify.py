@@ -6,8 +6,9 @@ a few files per child process) and each fixture is then checked on its own:
 - a negative must have no finding, and its examples must run cleanly: no exception, no tracer
   printed, the same result under jit and eagerly (JAX106), and no recompilation beyond the
   fixture's `# expected compiles:` (recompilation rules).
-Then one test per verdict (timeout, import error, memory limit, crash, not reproduced,
-synthesized inputs, no example), the `--run` report, and the command line.
+Then one test per verdict (timeout, import error, memory limit, crash, not reproduced, guessed
+inputs), the `--run` report, and the command line. The program's own inputs (no directives)
+are tested in test_verify_programs.py.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from jaxlint.verify import recompiles as rc
 from jaxlint.verify.api import verify_paths
 from jaxlint.verify.directives import parse_examples, parse_expected_compiles
 from jaxlint.verify.runreport import format_text, run_program
-from jaxlint.verify.verdicts import CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED, predicted_error, repetitions
+from jaxlint.verify.verdicts import (CONFIRMED, GUESSED, INCONCLUSIVE, NOT_REPRODUCED, predicted_error,
+                                     repetitions)
 
 CASES = pathlib.Path(__file__).parent / "verify_cases"
 FOLDERS = sorted(p for p in FIXTURES.glob("JAX[123]*") if p.is_dir())
@@ -151,47 +153,65 @@ def test_line_run_only_eagerly_does_not_refute_the_finding(case_results):
     assert v.verdict == INCONCLUSIVE and "only eagerly" in v.reason
 
 
-def test_inputs_are_synthesized_when_there_is_no_example(case_results):
+def test_guessed_inputs_confirm_only_what_the_guess_did_not_choose(case_results):
     verdicts = {v.finding.code: v for v in case_results["synthesized.py"].findings}
-    assert verdicts["JAX103"].verdict == CONFIRMED and "Shapes must be 1D" in verdicts["JAX103"].reason
-    assert verdicts["JAX104"].verdict == CONFIRMED and "Slice entries" in verdicts["JAX104"].reason
-    assert verdicts["JAX108"].verdict == INCONCLUSIVE and "method" in verdicts["JAX108"].reason
+    # the guess chose the traced parameter itself: it says so, and it does not count
+    assert verdicts["JAX103"].verdict == GUESSED and "Shapes must be 1D" in verdicts["JAX103"].reason
+    assert "the guess chose every argument of `pad_to`" in verdicts["JAX103"].reason
+    assert verdicts["JAX104"].verdict == GUESSED and "Slice entries" in verdicts["JAX104"].reason
+    # `self` traced is about the class: an instance built from it, whatever its arguments
+    assert verdicts["JAX108"].verdict == CONFIRMED and verdicts["JAX108"].basis == "guessed"
+    assert verdicts["JAX108"].reason.startswith("on guessed inputs, TypeError at the call")
 
 
-def test_synthesized_inputs_follow_use_in_helpers_keys_prints_and_loops(case_results):
+def test_guessed_inputs_follow_use_in_helpers_keys_prints_and_loops(case_results):
     verdicts = {v.finding.code: v for v in case_results["synthesized_more.py"].findings}
     assert set(verdicts) == {"JAX102", "JAX103", "JAX107", "JAX302"}
-    assert all(v.verdict == CONFIRMED for v in verdicts.values()), [v.reason for v in verdicts.values()]
+    assert all(v.verdict == GUESSED for c, v in verdicts.items() if c != "JAX302"), \
+        [v.reason for v in verdicts.values()]
     assert "{'b': __jaxlint_jnp__.ones((4,)), 'w'" in verdicts["JAX102"].evidence["unit"]
     assert "random.PRNGKey(0)" in verdicts["JAX103"].evidence["unit"]
     assert "printed `x is JitTracer" in verdicts["JAX107"].reason
-    assert verdicts["JAX302"].evidence["copies"] == 20
+    # a literal trip count: no input decides it, so the guess confirms it
+    assert verdicts["JAX302"].verdict == CONFIRMED and verdicts["JAX302"].evidence["copies"] == 20
 
 
-def test_recompile_finding_without_example_points_to_run(case_results):
+def test_recompile_finding_is_confirmed_through_its_calling_code(case_results):
+    # `sweep(x)` is called with a guessed `x`; the static values come from its own loop
     v = _only(case_results["no_example_recompile.py"])
-    assert v.verdict == INCONCLUSIVE and "verify --run" in v.reason
+    assert v.verdict == CONFIRMED and v.basis == "guessed", v.reason
+    assert "static argument `k` took 3 values" in v.reason and "`sweep` called with guessed `x`" in v.reason
 
 
 def test_text_and_json_reports(case_results):
     results = list(case_results.values())
     text = command.paths_text(results, 1.0)
     assert f"not_reproduced.py:{NOT_REPRODUCED_LINE}:8: JAX101 NOT REPRODUCED:" in text
+    assert "synthesized.py:8:12: JAX103 confirmed on guessed inputs:" in text
     assert "NOT REPRODUCED (1)" in text
-    assert "7 confirmed, 1 not reproduced, 7 inconclusive" in text
+    counts = {verdict: sum(v.verdict == verdict for r in results for v in r.findings)
+              for verdict in (CONFIRMED, GUESSED, NOT_REPRODUCED, INCONCLUSIVE)}
+    assert counts[NOT_REPRODUCED] == 1 and counts[GUESSED] == 5
+    assert (f"{counts[CONFIRMED]} confirmed, {counts[GUESSED]} confirmed on guessed inputs, 1 not reproduced, "
+            f"{counts[INCONCLUSIVE]} inconclusive") in text
+    # a process that died is said, even in a file whose other verdicts stand
+    assert "crash.py: note: the child process was killed by SIGABRT" in text
     payload = json.loads(json.dumps(command.paths_json(results, 1.0)))
     assert payload["summary"]["not reproduced"] == 1
+    assert payload["summary"][GUESSED] == counts[GUESSED]
     by_name = {pathlib.Path(f["path"]).name: f for f in payload["files"]}
     assert by_name["hang.py"]["findings"][0]["verdict"] == INCONCLUSIVE
+    assert by_name["synthesized.py"]["findings"][0]["basis"] == "guessed"
 
 
-def test_command_line_exit_codes(capsys, monkeypatch):
-    monkeypatch.setattr("jaxlint.verify.api.lint_file", _lint_with_planted_finding)
-    assert main(["verify", "--format", "json", str(CASES / "not_reproduced.py"), str(CASES / "eager_only.py")]) == 1
+def test_command_line_exit_codes(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr("jaxlint.engine.lint_file", _lint_with_planted_finding)
+    assert main(["verify", "--no-store", "--format", "json", str(CASES / "not_reproduced.py"),
+                 str(CASES / "eager_only.py")]) == 1
     payload = json.loads(capsys.readouterr().out)
     verdicts = [f["findings"][0]["verdict"] for f in payload["files"]]
     assert verdicts == [NOT_REPRODUCED, INCONCLUSIVE]
-    assert main(["verify", "-q", str(CASES / "eager_only.py")]) == 0
+    assert main(["verify", "--no-store", "-q", str(CASES / "eager_only.py")]) == 0
     assert "JAX101 inconclusive" in capsys.readouterr().out
     assert main(["verify"]) == 2
     assert main(["verify", str(CASES / "no_such_file.py")]) == 2
@@ -227,8 +247,9 @@ def test_run_report_names_each_recompilation_cause_and_line():
 def test_run_module_reports_unpredicted_recompilation_and_max_compiles(capfd, monkeypatch):
     monkeypatch.chdir(CASES)
     code = main(["verify", "--max-compiles", "1", "--format", "json", "-m", "drift_module", "--flag"])
-    out = capfd.readouterr().out        # the program's own output comes first, then the report
-    payload = json.loads(out[out.index("{"):])
+    captured = capfd.readouterr()
+    payload = json.loads(captured.out)      # the report alone: the program printed to stderr
+    assert "done ['--flag']" in captured.err
     assert code == 1
     assert payload["over_max_compiles"] == ["total", "main.<locals>.<lambda>"]
     functions = {f["function"]: f for f in payload["functions"]}
@@ -237,7 +258,6 @@ def test_run_module_reports_unpredicted_recompilation_and_max_compiles(capfd, mo
     assert "changed type i32[8] -> f32[8]" in drift[0]["text"] and not drift[0]["predicted_by"]
     lam = functions["main.<locals>.<lambda>"]["recompilations"]
     assert lam[0]["cause"] == "recreated" and lam[0]["predicted_by"][0]["code"] == "JAX301"
-    assert "done ['--flag']" in out
 
 
 # -- pure logic -------------------------------------------------------------------------------------
@@ -296,6 +316,7 @@ def test_check_and_the_parser_never_import_jax():
     import subprocess
     import sys
     code = ("import sys; from jaxlint.cli import build_parser; build_parser(); "
-            "from jaxlint.verify import api, command, verdicts, recompiles, runreport; "
+            "from jaxlint.verify import (api, checks, command, plan, programs, recompiles, runreport, store, "
+            "synth, verdicts); "
             "assert not any(m == 'jax' or m.startswith('jax.') for m in sys.modules), 'jax imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

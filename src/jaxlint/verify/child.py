@@ -17,6 +17,7 @@ import sys
 import time
 import traceback
 
+from jaxlint.verify import marks
 from jaxlint.verify.directives import compile_example
 
 MAX_WRITES = 200
@@ -62,8 +63,8 @@ _REAL = {}
 def _same_file(a: str, b: str) -> bool:
     if a == b:
         return True
-    if a.startswith("<") or b.startswith("<"):
-        return False
+    if a.startswith("<") or b.startswith("<") or os.path.basename(a) != os.path.basename(b):
+        return False                # no filesystem look-up for the many frames of other files
     for p in (a, b):
         if p not in _REAL:
             _REAL[p] = os.path.realpath(p)
@@ -100,59 +101,6 @@ class LineAttributedOutput(io.TextIOBase):
 
     def flush(self):
         pass
-
-
-def _trace_probe():
-    """A function telling whether JAX is tracing right now (not evaluating eagerly), or None
-    when this JAX version's internals are not the ones known here."""
-    try:
-        from jax._src import core
-        context, eager = core.trace_ctx, core.EvalTrace
-        type(context.trace)
-    except Exception:  # noqa: BLE001
-        return None
-    return lambda: type(context.trace) is not eager
-
-
-class LineCoverage:
-    """The lines of one file executed while active (sys.settrace, this thread only), and those
-    executed while JAX was tracing (under jit, a transform or a lax body)."""
-
-    def __init__(self, filename: str):
-        self.filename = filename
-        self.lines: set = set()
-        self.traced: set = set()
-        self._previous = None
-        self._matches: dict = {}
-        self._tracing = _trace_probe()
-
-    def _local(self, frame, event, arg):
-        if event == "line":
-            line = frame.f_lineno
-            self.lines.add(line)
-            if self._tracing is not None and line not in self.traced and self._tracing():
-                self.traced.add(line)
-        return self._local
-
-    def traced_lines(self):
-        return sorted(self.traced) if self._tracing is not None else None
-
-    def _global(self, frame, event, arg):
-        # called on every Python call while active: one dict lookup on the fast path
-        name = frame.f_code.co_filename
-        match = self._matches.get(name)
-        if match is None:
-            match = self._matches[name] = _same_file(name, self.filename)
-        return self._local if match else None
-
-    def __enter__(self):
-        self._previous = sys.gettrace()
-        sys.settrace(self._global)
-        return self
-
-    def __exit__(self, *exc):
-        sys.settrace(self._previous)
-        return False
 
 
 def compare_results(jitted, eager) -> dict:
@@ -216,7 +164,7 @@ def equation_lines(jaxpr, filename: str) -> list:
     return out
 
 
-# -- synthesized calls ---------------------------------------------------------------------------
+# -- guessed inputs --------------------------------------------------------------------------------
 
 def _resolve(module, qualname):
     obj = module
@@ -233,12 +181,25 @@ def _is_jitted(obj) -> bool:
     return callable(obj) and hasattr(obj, "trace") and hasattr(obj, "lower")
 
 
-def synth_helpers(module) -> dict:
-    """Names available to synthesized calls: `__jaxlint_trace__` and the array module."""
+def synth_helpers(module, session_of) -> dict:
+    """Names available to guessed calls: `__jaxlint_trace__` (trace a function without compiling),
+    `__jaxlint_guess__` (call a function of the file with guessed arguments, remembering which
+    objects were guessed) and the array modules."""
     import jax
     import jax.numpy as jnp
 
-    def trace(qualname, *args, **kwargs):
+    def trace(qualname, /, *args, **kwargs):
+        session = session_of()
+        _remember(session, args, kwargs)
+        try:
+            return _trace(qualname, args, kwargs)
+        except Exception as exc:
+            # .trace() sees only abstract values: its errors are the same staged or not
+            if session is not None:
+                session.trusted_errors.append(str(exc)[:4000])
+            raise
+
+    def _trace(qualname, args, kwargs):
         obj = _resolve(module, qualname)
         if obj is None:
             raise Unreachable(f"`{qualname}` is not reachable from the module namespace")
@@ -249,13 +210,33 @@ def synth_helpers(module) -> dict:
                 return value.trace(*args, **kwargs)
         return jax.make_jaxpr(obj)(*args, **kwargs)
 
-    return {"__jaxlint_trace__": trace, "__jaxlint_jnp__": jnp, "__jaxlint_jax__": jax}
+    def guess(function, /, *args, **kwargs):
+        _remember(session_of(), args, kwargs)
+        return function(*args, **kwargs)
+
+    return {"__jaxlint_trace__": trace, "__jaxlint_guess__": guess, "__jaxlint_jnp__": jnp,
+            "__jaxlint_jax__": jax}
+
+
+def _remember(session, args, kwargs):
+    if session is None:
+        return
+    import jax
+    for value in list(args) + list(kwargs.values()):
+        session.guessed.add(id(value))
+        try:
+            session.guessed.update(id(leaf) for leaf in jax.tree_util.tree_leaves(value))
+        except Exception:  # noqa: BLE001
+            pass
 
 
 # -- the job ---------------------------------------------------------------------------------------
 
-def import_module(path: str, name: str):
-    """Import `path` as module `name` (never "__main__", so its main block does not run)."""
+def import_module(path: str, name: str, lines=()):
+    """Import `path` as module `name` (never "__main__", so its main block does not run), with a
+    marker before the statements starting on `lines` (see `marks.py`)."""
+    import ast
+
     directory = os.path.dirname(path)
     if directory not in sys.path:
         sys.path.insert(0, directory)
@@ -264,17 +245,28 @@ def import_module(path: str, name: str):
         raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    if not lines:
+        spec.loader.exec_module(module)
+        return module
+    with open(path, "rb") as handle:
+        tree = ast.parse(handle.read(), path)
+    code = compile(marks.insert(tree, lines), path, "exec", dont_inherit=True)
+    module.__dict__[marks.NAME] = marks.mark
+    exec(code, module.__dict__)  # noqa: S102 - importing the file is what verify does
     return module
 
 
 def run_job(job: dict, emit) -> None:
     """Import the job's file and evaluate each unit; every step is emitted as soon as it ends, so
-    a later hang or crash leaves the earlier observations intact."""
+    a later hang or crash leaves the earlier observations intact. A job resumed after a unit hung
+    (`resume_at`) imports the module again and goes on from the next unit."""
+    from jaxlint.verify import instrument
     from jaxlint.verify.recorder import Recorder
 
     path = os.path.realpath(job["path"])
     probes = job.get("probes", {})
+    # the program sees its own name as argv, never the verifier's command line
+    sys.argv = [path] + list(job.get("argv", []))
     if job.get("cache_dir"):
         # A compile cache shared by the run's children: the small kernels every module's eager
         # code needs (broadcast_in_dim for jnp.ones, ...) are compiled once per run, not per file.
@@ -282,156 +274,302 @@ def run_job(job: dict, emit) -> None:
         import jax
         jax.config.update("jax_compilation_cache_dir", job["cache_dir"])
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    recorder = Recorder(keep_samples=bool(probes.get("jaxpr"))).install()
     start = time.perf_counter()
     import jax
-    jax.devices()                       # backend start-up, timed apart from the module's work
+    # JAX's traceback filtering costs more than the trace of a small function, on every error;
+    # the verdicts find the file's innermost frame in the full traceback just as well (§R1)
+    jax.config.update("jax_traceback_filtering", "off")
+    recorder = Recorder(keep_samples=bool(probes.get("jaxpr"))).install()
+    instrument.install(path)
+    # the backend starts when something first needs it: staged runs never do
     emit({"event": "init", "seconds": round(time.perf_counter() - start, 4)})
 
     start = time.perf_counter()
-    out = LineAttributedOutput(path)
+    lines = job.get("marks", [])
+    session = instrument.Session(path, recorder, marks.Marks() if lines else None,
+                                 stoppable=False, eager=probes.get("eager_functions", ()),
+                                 repeat=probes.get("repeat_functions", ()))
+    out = session.writes = LineAttributedOutput(path)
     saved = sys.stdout
     sys.stdout = out
+    instrument.SESSION = session
     try:
-        module = import_module(path, job["module"])
+        if session.coverage is not None:
+            with session.coverage:
+                module = import_module(path, job["module"], lines)
+        else:
+            module = import_module(path, job["module"], lines)
         error = None
     except BaseException as exc:  # noqa: BLE001 - anything the module raises is an observation
         module, error = None, describe_exception(exc, path)
     finally:
         sys.stdout = saved
+        instrument.SESSION = None
+    coverage = session.coverage
     emit({"event": "import", "ok": module is not None, "error": error,
-          "seconds": round(time.perf_counter() - start, 4), "traces": recorder.records[:]})
+          "seconds": round(time.perf_counter() - start, 4), "traces": recorder.records[:],
+          "lines": sorted(coverage.lines) if coverage else [],
+          "traced_lines": coverage.traced_lines() if coverage else None,
+          "writes": out.writes, "calls": session.calls, "resumed": bool(job.get("resume_at"))})
     if module is None:
         recorder.uninstall()
         return
-
     try:
         _run_units(job, module, path, probes, recorder, emit)
     finally:
         recorder.uninstall()        # the next file of a batch installs its own
+        instrument.uninstall()
 
 
 def _run_units(job, module, path, probes, recorder, emit):
     helpers = None
+    current = [None]
     for index, unit in enumerate(job.get("units", [])):
+        if index < job.get("resume_at", 0):
+            continue
         emit({"event": "unit_start", "unit": index})
-        if unit["kind"] == "synth":
+        if unit["kind"] in ("synth", "guessed"):
             if helpers is None:
-                helpers = synth_helpers(module)
+                helpers = synth_helpers(module, lambda: current[0])
             namespace = dict(vars(module))
             namespace.update(helpers)
-            filename = SYNTH_FILENAME
         else:
             namespace = vars(module)
-            filename = path
-        obs = evaluate(unit, namespace, path, filename, probes, recorder)
+        obs = evaluate(unit, namespace, path, probes, recorder, current, job.get("budget"), job.get("marks", []))
         obs.update(event="unit", unit=index)
         emit(obs)
 
 
-def _eval(code, namespace, path):
-    out = LineAttributedOutput(path)
-    saved = sys.stdout
-    sys.stdout = out
-    try:
-        result = eval(code, namespace)  # noqa: S307 - the verifier's purpose is to run examples
-        return True, result, None, out
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - SystemExit from user code is an observation too
-        return False, None, describe_exception(exc, path), out
-    finally:
-        sys.stdout = saved
+UNIT_FILENAMES = {"synth": SYNTH_FILENAME, "guessed": SYNTH_FILENAME, "call": "<jaxlint-driver>"}
 
 
-def evaluate(unit: dict, namespace: dict, path: str, filename: str, probes: dict, recorder) -> dict:
+def _code(unit: dict, path: str, lines=()):
+    """Code object for a unit: an expression (examples, calls of the file's functions, guesses),
+    or the statements of the file's `if __name__ == "__main__":` block at its own lines."""
+    if unit["kind"] == "main":
+        import ast
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read(), path)
+        for node in tree.body:
+            if isinstance(node, ast.If) and node.lineno == unit["line"]:
+                body = marks.insert(ast.Module(body=node.body, type_ignores=[]), lines)
+                return compile(body, path, "exec", dont_inherit=True), "exec"
+        raise SyntaxError(f"no `if __name__ == \"__main__\":` block at line {unit['line']}")
+    filename = UNIT_FILENAMES.get(unit["kind"], path)
+    line = unit.get("line", 1) if filename == path else 1
+    return compile_example(unit["expr"], filename, line), "eval"
+
+
+def evaluate(unit: dict, namespace: dict, path: str, probes: dict, recorder, current=None,
+             budget=None, lines=()) -> dict:
+    """Run one unit, staged first when the parent allows it (no XLA compile), else for real."""
     try:
-        code = compile_example(unit["expr"], filename, unit.get("line", 1))
+        code, mode = _code(unit, path, lines)
     except SyntaxError as exc:
         return {"ok": False, "error": {"type": "SyntaxError", "module": "builtins",
                                        "mro": ["SyntaxError"], "message": str(exc), "line": None,
                                        "function": None, "file_lines": []},
-                "seconds": 0.0, "lines": [], "writes": [], "traces": []}
-    if probes.get("stage_first") and unit["kind"] == "example":
-        staged = _stage(code, namespace, path, probes, recorder)
+                "seconds": 0.0, "lines": [], "writes": [], "traces": [], "calls": []}
+    current = current if current is not None else [None]
+    if unit.get("stage"):
+        staged = _attempt(unit, code, mode, namespace, path, probes, recorder, current, budget, staged=True)
         if staged is not None:
             return staged
-    mark = recorder.mark()
-    start = time.perf_counter()
-    coverage = LineCoverage(path)
-    if probes.get("coverage", True):
-        with coverage:
-            ok, result, error, out = _eval(code, namespace, path)
-    else:
-        ok, result, error, out = _eval(code, namespace, path)
-    obs = {"ok": ok, "error": error, "seconds": round(time.perf_counter() - start, 4),
-           "lines": sorted(coverage.lines), "traced_lines": coverage.traced_lines(), "writes": out.writes,
-           "traces": recorder.records[mark:], "trace_offset": mark}
-    if not ok:
-        return obs
-    if probes.get("second_run"):
+    obs = _attempt(unit, code, mode, namespace, path, probes, recorder, current, budget, staged=False)
+    if obs["ok"] and probes.get("second_run") and not obs.get("stopped") and (
+            unit["kind"] == "synth" or (unit["kind"] in ("example", "call") and not obs.get("staged"))):
+        # the whole unit again: a print that ran while tracing prints nothing the second time
+        # (.trace() of a guess sees only abstract values: staged or not, it is the same)
         mark2 = recorder.mark()
-        ok2, _, error2, out2 = _eval(code, namespace, path)
-        obs["second"] = {"ok": ok2, "error": error2, "writes": out2.writes,
-                         "traces": recorder.records[mark2:]}
-    if unit["kind"] == "synth":
-        # a .trace() / make_jaxpr result: no value to compare, but its jaxpr shows any unrolling
-        if probes.get("jaxpr"):
-            jaxpr = getattr(result, "jaxpr", result)
-            obs["eqns"] = [{"function": unit.get("target"), "seq": equation_lines(jaxpr, path)}] \
-                if hasattr(getattr(jaxpr, "jaxpr", jaxpr), "eqns") else []
-        return obs
-    if probes.get("eager"):
-        import jax
-        with recorder.paused(), jax.disable_jit():
-            ok3, eager, error3, _ = _eval(code, namespace, path)
-        if ok3:
-            try:
-                obs["eager"] = compare_results(result, eager)
-            except Exception as exc:  # noqa: BLE001
-                obs["eager"] = {"same": None, "detail": f"could not compare: {type(exc).__name__}: {exc}"}
-        else:
-            obs["eager"] = {"same": None, "detail": f"eager run raised {error3['type']}: "
-                                                    f"{error3['message'].splitlines()[0] if error3['message'] else ''}"}
-    if probes.get("jaxpr"):
-        obs["eqns"], obs["eqn_errors"] = _staged_equations(code, namespace, path, recorder, mark)
+        out2 = LineAttributedOutput(path)
+        saved = sys.stdout
+        sys.stdout = out2
+        try:
+            if obs.get("staged"):
+                import jax
+                jax.make_jaxpr(lambda: (_run(code, mode, namespace), None)[1])()
+            else:
+                _run(code, mode, namespace)
+            ok2, error2 = True, None
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001
+            ok2, error2 = False, describe_exception(exc, path)
+        finally:
+            sys.stdout = saved
+        obs["second"] = {"ok": ok2, "error": error2, "writes": out2.writes, "traces": recorder.records[mark2:]}
     return obs
 
 
-def _stage(code, namespace, path, probes, recorder):
-    """Evaluate an example under jax.make_jaxpr only: the traces and the staged equations without
-    any XLA compile (an unrolled loop is exactly what compiles slowly). None when the example
-    cannot be staged (it does Python work on concrete results): then it runs for real."""
+def _run(code, mode, namespace):
+    if mode == "exec":
+        exec(code, namespace)  # noqa: S102 - the verifier's purpose is to run the program
+        return None
+    return eval(code, namespace)  # noqa: S307
+
+
+def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budget, staged):
+    from jaxlint.verify import instrument
     import jax
 
     mark = recorder.mark()
-    start = time.perf_counter()
-    coverage = LineCoverage(path)
-    out = LineAttributedOutput(path)
+    coverage = marks.Marks() if probes.get("coverage", True) else None
+    session = instrument.Session(path, recorder, coverage, watch=unit.get("watch"),
+                                 budget=budget if unit["kind"] != "example" else None,
+                                 eager=probes.get("eager_functions", ()),
+                                 repeat=probes.get("repeat_functions", ()), staging=staged)
+    session.recorder_mark = mark
+    out = session.writes = LineAttributedOutput(path)
+    current[0] = session
+    instrument.SESSION = session
     saved = sys.stdout
     sys.stdout = out
+    start = time.perf_counter()
+    result, error, exc_seen, stopped, staged_jaxpr = None, None, None, "", None
+
+    def staged_body():
+        # everything below this trace is the verifier's staging, not a trace of the program's
+        session.staging_trace = marks.current_trace()
+        if coverage is not None:
+            coverage.staging = session.staging_trace
+        return (_run(code, mode, namespace), None)[1]
+
     try:
-        with coverage:
-            jaxpr = jax.make_jaxpr(lambda: eval(code, namespace))()  # noqa: S307
-    except Exception:  # noqa: BLE001
-        # The attempt traced some functions before failing: forget them, and empty JAX's caches
-        # so that the real run traces (and is counted) from scratch.
-        recorder.rollback(mark)
-        jax.clear_caches()
-        return None
+        if coverage is not None:
+            coverage.__enter__()
+        try:
+            if staged:
+                staged_jaxpr = jax.make_jaxpr(staged_body)()
+            else:
+                result = _run(code, mode, namespace)
+        finally:
+            if coverage is not None:
+                coverage.__exit__(None, None, None)
+    except instrument.Enough as stop:
+        stopped = str(stop)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - SystemExit from user code is an observation too
+        exc_seen = exc
+        error = describe_exception(exc, path)
+        # a staged run's error stands for the real run's only when it crossed a jitted call of
+        # the file cleanly, or was raised at a flagged statement running under a trace of the
+        # program (not the staging one) whose frame holds no value only staging made abstract
+        if staged and not _trusted(error, session) and not (
+                coverage is not None and coverage.ran_traced(error.get("line"))
+                and not _staging_leak(exc, path, session.staging_trace)):
+            session.untrusted = session.untrusted or "the error may come from staging"
     finally:
         sys.stdout = saved
-    return {"ok": True, "error": None, "staged": True, "seconds": round(time.perf_counter() - start, 4),
-            "lines": sorted(coverage.lines), "traced_lines": coverage.traced_lines(), "writes": out.writes,
-            "traces": recorder.records[mark:], "trace_offset": mark,
-            "eqns": [{"function": "<example>", "seq": equation_lines(jaxpr, path)}], "eqn_errors": []}
+        instrument.SESSION = None
+        current[0] = None
+    seconds = round(time.perf_counter() - start, 4)
+    if staged and not session.untrusted and exc_seen is None and coverage is not None:
+        session.untrusted = _staged_blind_spot(unit, coverage, session, out.writes)
+    if staged and session.untrusted:
+        # The staged run cannot stand for the real one: forget it, and empty JAX's caches so
+        # that the real run traces (and is counted) from scratch.
+        recorder.rollback(mark)
+        jax.clear_caches()
+        recorder.new_epoch()
+        return None
+    traced = coverage.traced_lines() if coverage is not None else None
+    obs = {"ok": error is None, "error": error, "seconds": seconds, "staged": staged,
+           "lines": sorted(coverage.lines) if coverage else [], "traced_lines": traced,
+           "writes": out.writes, "traces": recorder.records[mark:], "trace_offset": mark,
+           "calls": session.calls, "call_count": session.count}
+    if stopped:
+        obs["stopped"] = stopped
+    if error is None and unit["kind"] == "synth" and probes.get("jaxpr") and result is not None:
+        # a .trace() / make_jaxpr result: its jaxpr shows any unrolling
+        jaxpr = getattr(result, "jaxpr", result)
+        obs["eqns"] = [{"function": unit.get("target"), "seq": equation_lines(jaxpr, path)}] \
+            if hasattr(getattr(jaxpr, "jaxpr", jaxpr), "eqns") else []
+    elif probes.get("jaxpr"):
+        obs["eqns"], obs["eqn_errors"] = _staged_equations(recorder, path, mark)
+        if staged_jaxpr is not None:
+            obs["eqns"].append({"function": "<unit>", "seq": equation_lines(staged_jaxpr, path)})
+        elif not obs["eqns"] and error is None:
+            # no jitted function traced (a transform applied directly): stage the whole unit
+            try:
+                with recorder.paused():
+                    jaxpr = jax.make_jaxpr(lambda: (_run(code, mode, namespace), None)[1])()
+                obs["eqns"].append({"function": "<unit>", "seq": equation_lines(jaxpr, path)})
+            except Exception as exc:  # noqa: BLE001 - units that need concrete values
+                obs["eqn_errors"].append(f"<unit>: {type(exc).__name__}: {str(exc)[:200]}")
+    return obs
 
 
-def _staged_equations(code, namespace, path, recorder, mark):
+def _trusted(error, session) -> bool:
+    """Whether an exception of a staged run crossed a jitted call of the file that saw no staged
+    value other than through its arguments (then it is what the real run raises), or came from
+    `jax.jit(...)` itself or from `.trace()`, which see no concrete value either way."""
+    message = error.get("message")
+    for call in reversed(session.calls):
+        err = call.get("error")
+        if err and err.get("type") == error.get("type") and err.get("message") == message:
+            return not call.get("leak")
+    return message in session.trusted_errors
+
+
+def _staging_leak(exc, path, staging) -> bool:
+    """Whether the frame of the file where `exc` was raised holds a value of the staging trace
+    itself (a value the program has concrete, which staging made abstract): in its locals,
+    closure, the attributes of those, or the module's globals."""
+    if staging is None:
+        return True
+    from jax import core
+
+    def of_staging(value, depth=0):
+        if isinstance(value, core.Tracer):
+            return getattr(value, "_trace", None) is staging
+        if depth >= 1:
+            return False
+        if isinstance(value, (tuple, list)):
+            return any(of_staging(v, depth + 1) for v in value[:64])
+        if isinstance(value, dict):
+            return any(of_staging(v, depth + 1) for v in list(value.values())[:64])
+        attrs = getattr(value, "__dict__", None)
+        if isinstance(attrs, dict) and not isinstance(value, type):
+            return any(of_staging(v, depth + 1) for v in list(attrs.values())[:64])
+        return False
+
+    frame, tb = None, exc.__traceback__
+    while tb is not None:
+        if _same_file(tb.tb_frame.f_code.co_filename, path):
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    if frame is None:
+        return True
+    if any(of_staging(v) for v in list(frame.f_locals.values())):
+        return True
+    return any(isinstance(v, core.Tracer) and getattr(v, "_trace", None) is staging
+               for v in list(frame.f_globals.values()))
+
+
+def _staged_blind_spot(unit, coverage, session, writes) -> str:
+    """Why a staged run that raised nothing cannot decide the findings it serves, or "": a
+    flagged line ran only at the staging level (the program may run it eagerly), or a flagged
+    print wrote outside the jitted calls (it may have printed a value only staging made
+    abstract)."""
+    for start_line, end_line in unit.get("interest", []):
+        ran = [line for line in coverage.lines if start_line <= line <= end_line]
+        if ran and not any(start_line <= line <= end_line for line in coverage.traced):
+            return f"line {start_line} ran outside any trace of the program"
+    inside = set()
+    for call in session.calls:
+        if call.get("writes"):
+            inside.update(range(*call["writes"]))
+    for start_line, end_line in unit.get("prints", []):
+        for position, (line, _text) in enumerate(writes):
+            if line and start_line <= line <= end_line and position not in inside:
+                return f"line {start_line} printed outside the jitted calls"
+    return ""
+
+
+def _staged_equations(recorder, path, mark):
     """Source lines of the equations staged by this unit: each traced function re-staged from
-    its recorded abstract arguments, and the whole example under make_jaxpr as a fallback."""
-    import jax
-
+    its recorded abstract arguments."""
     sequences, errors, seen = [], [], set()
     for index in range(mark, len(recorder.records)):
         rec = recorder.records[index]
@@ -444,10 +582,4 @@ def _staged_equations(code, namespace, path, recorder, mark):
             sequences.append({"function": rec.get("qualname"), "seq": equation_lines(jaxpr, path)})
         except Exception as exc:  # noqa: BLE001
             errors.append(f"{rec.get('qualname')}: {type(exc).__name__}: {str(exc)[:200]}")
-    try:
-        with recorder.paused():
-            jaxpr = jax.make_jaxpr(lambda: eval(code, namespace))()  # noqa: S307
-        sequences.append({"function": "<example>", "seq": equation_lines(jaxpr, path)})
-    except Exception as exc:  # noqa: BLE001 - examples that do Python work on results cannot be staged
-        errors.append(f"<example>: {type(exc).__name__}: {str(exc)[:200]}")
     return sequences, errors

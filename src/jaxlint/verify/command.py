@@ -15,20 +15,23 @@ import time
 HELP = "RUN your code to confirm findings with JAX (imports and executes the files)"
 DESCRIPTION = """\
 WARNING: unlike `jaxlint check`, `verify` RUNS YOUR CODE. It imports each file (never running
-its `if __name__ == "__main__":` block) and evaluates its `# jaxlint-example: EXPR` directives,
-or calls it with guessed inputs, in a separate child process per file with a time limit and a
-memory limit. Only verify code you would run yourself.
+its `if __name__ == "__main__":` block unless you pass --main), then runs what reaches each
+finding: the file's `# jaxlint-example: EXPR` directives, its own calls (module level, test
+functions, functions that need no argument), and only then guessed inputs; each file in a
+separate child process with a time limit and a memory limit. Only verify code you would run
+yourself.
 
-  jaxlint verify PATH...                 confirm each finding: confirmed / NOT REPRODUCED /
-                                         inconclusive (reason)
+  jaxlint verify PATH...                 confirm each finding: confirmed / confirmed on
+                                         guessed inputs / NOT REPRODUCED / inconclusive
   jaxlint verify --run SCRIPT [ARGS...]  run a program (`-m MODULE [ARGS...]` for a module)
                                          and explain every recompilation of every jitted
                                          function, cross-referenced with the static findings
 
 Options go before --run / -m: everything after them is passed to the program.
+Verdicts are saved for `jaxlint check --confirmed-only` (in .jaxlint_cache/verdicts/).
 Exit codes: 0 nothing refuted (PATH mode) / the program ran within --max-compiles (--run);
-1 a finding was not reproduced / a function compiled more than --max-compiles times or the
-program failed; 2 usage error or JAX unavailable.
+1 a finding was not reproduced or a file could not be read or parsed / a function compiled
+more than --max-compiles times or the program failed; 2 usage error or JAX unavailable.
 """
 
 
@@ -41,6 +44,15 @@ def add_parser(subparsers):
     verify.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
                         help="like --run, for `python -m MODULE [ARGS...]` (must come last)")
     verify.add_argument("--format", choices=("text", "json"), default="text")
+    verify.add_argument("--output-file", "-o", metavar="FILE",
+                        help="write the report to FILE (with --run, the program's own output "
+                             "stays on the terminal)")
+    verify.add_argument("--main", action="store_true",
+                        help="also run each file's `if __name__ == \"__main__\":` block (it may "
+                             "train for hours: the time limit applies)")
+    verify.add_argument("--no-directives", action="store_true",
+                        help="ignore `# jaxlint-example:` directives: judge findings on the "
+                             "program's own calls (and guessed inputs) only")
     verify.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="wall-time limit per file (default 60); for --run, for the whole "
                              "program (default: none)")
@@ -58,6 +70,11 @@ def add_parser(subparsers):
     verify.add_argument("--max-compiles", type=int, default=None, metavar="N",
                         help="with --run: exit 1 if any jitted function compiled more than N times")
     verify.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    verify.add_argument("--no-store", action="store_true",
+                        help="do not save the verdicts for `jaxlint check --confirmed-only`")
+    verify.add_argument("--cache-dir", metavar="DIR",
+                        help="where verdicts are saved (default: .jaxlint_cache in each project "
+                             "root, as for check)")
     return verify
 
 
@@ -118,7 +135,8 @@ def paths_main(args) -> int:
         results = verify_paths(args.paths, timeout=args.timeout or DEFAULT_TIMEOUT,
                                memory_mb=args.memory_limit or DEFAULT_MEMORY_MB,
                                jobs=args.jobs or None, compare_eager=args.compare_eager,
-                               progress=progress, files_per_process=args.files_per_process)
+                               progress=progress, files_per_process=args.files_per_process,
+                               directives=not args.no_directives, main=args.main)
     except VerifierUnavailable as exc:
         if show_progress:
             sys.stderr.write("\r\x1b[K")
@@ -127,13 +145,31 @@ def paths_main(args) -> int:
         sys.stderr.write("\r\x1b[K")
         sys.stderr.flush()
     elapsed = time.monotonic() - start
-    if args.format == "json":
-        json.dump(paths_json(results, elapsed), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(paths_text(results, elapsed))
+    if not args.no_store:
+        from jaxlint.verify import store
+        for fv in results:
+            if fv.error is None and fv.content:
+                store.save(fv.path, fv.content, fv.findings, args.cache_dir)
+    report = (json.dumps(paths_json(results, elapsed), indent=2) + "\n" if args.format == "json"
+              else paths_text(results, elapsed))
+    if not _write_report(report, args.output_file):
+        return 2
     refuted = any(v.verdict == "not reproduced" for r in results for v in r.findings)
-    return 1 if refuted else 0
+    broken = any(r.error is not None for r in results)
+    return 1 if refuted or broken else 0
+
+
+def _write_report(report: str, output_file) -> bool:
+    if not output_file:
+        sys.stdout.write(report)
+        return True
+    try:
+        with open(output_file, "w", encoding="utf-8") as handle:
+            handle.write(report)
+    except OSError as exc:
+        _error(f"--output-file {output_file}: {exc.strerror or exc}")
+        return False
+    return True
 
 
 def _shown(path: str) -> str:
@@ -142,17 +178,21 @@ def _shown(path: str) -> str:
 
 
 def paths_text(results, elapsed: float) -> str:
-    from jaxlint.verify.verdicts import NOT_REPRODUCED
+    from jaxlint.verify.verdicts import GUESSED, NOT_REPRODUCED, VERDICTS
     lines, refuted = [], []
-    counts = {"confirmed": 0, "not reproduced": 0, "inconclusive": 0}
+    counts = {verdict: 0 for verdict in VERDICTS}
     ran = 0
     for fv in results:
         path = _shown(fv.path)
         ran += fv.status not in ("skipped", "no-examples", "lint-error")
+        if fv.error is not None:
+            error = fv.error
+            lines.append(f"{path}:{error['line']}:{error['col']}: {error['code']} {error['message']} "
+                         f"(not verified)")
         for v in fv.findings:
             counts[v.verdict] += 1
             f = v.finding
-            label = "NOT REPRODUCED" if v.verdict == NOT_REPRODUCED else v.verdict
+            label = {NOT_REPRODUCED: "NOT REPRODUCED", GUESSED: "confirmed on guessed inputs"}.get(v.verdict, v.verdict)
             line = f"{path}:{f.line}:{f.col + 1}: {f.code} {label}: {v.reason}"
             if v.verdict == NOT_REPRODUCED:
                 line += " -- the finding looks like a false alarm"
@@ -162,20 +202,25 @@ def paths_text(results, elapsed: float) -> str:
             lines.append(f"{path}: note: {note['text']}")
     if refuted:
         lines.append("")
-        lines.append(f"NOT REPRODUCED ({len(refuted)}): JAX traced these lines without the predicted "
-                     f"effect; please report them as jaxlint bugs if the example is right:")
+        lines.append(f"NOT REPRODUCED ({len(refuted)}): the program's own inputs ran these lines under the "
+                     f"conditions the finding names, and JAX did not do what it predicts; please report "
+                     f"them as jaxlint bugs if the inputs are right:")
         lines.extend("  " + line for line in refuted)
     total = sum(counts.values())
+    errors = sum(1 for fv in results if fv.error is not None)
     lines.append(f"verified {len(results)} file{'s' * (len(results) != 1)} ({ran} run), {total} "
                  f"finding{'s' * (total != 1)}: {counts['confirmed']} confirmed, "
-                 f"{counts['not reproduced']} not reproduced, {counts['inconclusive']} inconclusive "
-                 f"in {elapsed:.1f} s")
+                 f"{counts[GUESSED]} confirmed on guessed inputs, "
+                 f"{counts['not reproduced']} not reproduced, {counts['inconclusive']} inconclusive"
+                 + (f", {errors} file{'s' * (errors != 1)} not verified" if errors else "")
+                 + f" in {elapsed:.1f} s")
     return "\n".join(lines) + "\n"
 
 
 def paths_json(results, elapsed: float) -> dict:
+    from jaxlint.verify.verdicts import VERDICTS
     files = []
-    counts = {"confirmed": 0, "not reproduced": 0, "inconclusive": 0}
+    counts = {verdict: 0 for verdict in VERDICTS}
     for fv in results:
         findings = []
         for v in fv.findings:
@@ -183,10 +228,11 @@ def paths_json(results, elapsed: float) -> dict:
             f = v.finding
             findings.append({"code": f.code, "line": f.line, "col": f.col + 1, "message": f.message,
                              "function": f.function, "entry": f.entry, "param": f.param,
-                             "verdict": v.verdict, "reason": v.reason, "evidence": v.evidence})
-        files.append({"path": fv.path, "status": fv.status, "seconds": fv.seconds, "findings": findings,
-                      "examples": fv.examples, "notes": fv.notes, "compiles": fv.compiles,
-                      "expected_compiles": fv.expected_compiles})
+                             "verdict": v.verdict, "basis": v.basis, "reason": v.reason,
+                             "evidence": v.evidence})
+        files.append({"path": fv.path, "status": fv.status, "seconds": fv.seconds, "cpu_seconds": fv.cpu_seconds,
+                      "error": fv.error, "findings": findings, "examples": fv.examples, "notes": fv.notes,
+                      "compiles": fv.compiles, "expected_compiles": fv.expected_compiles})
     return {"files": files, "summary": dict(counts, files=len(results), seconds=round(elapsed, 2))}
 
 
@@ -198,21 +244,24 @@ def run_main(args, target: str, program_args, module: bool) -> int:
         return _error(f"no such script: {target}")
     if args.max_compiles is not None and args.max_compiles < 1:
         return _error("--max-compiles takes a positive number")
+    # a JSON report on stdout must be the only thing there: the program's output goes to stderr
+    separate = args.format == "json" and not args.output_file
     report = run_program(target, program_args, module=module, timeout=args.timeout,
-                         memory_mb=args.memory_limit)
+                         memory_mb=args.memory_limit, stdout_to_stderr=separate)
     over = [fr for fr in report.functions if args.max_compiles is not None and fr.compiles > args.max_compiles]
     if args.format == "json":
         payload = to_json(report)
         payload["max_compiles"] = args.max_compiles
         payload["over_max_compiles"] = [fr.stats.qualname for fr in over]
-        json.dump(payload, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        text = json.dumps(payload, indent=2) + "\n"
     else:
         text = format_text(report)
         for fr in over:
             text += (f"\nFAILED --max-compiles {args.max_compiles}: `{fr.stats.qualname}` compiled "
                      f"{fr.compiles} times")
-        sys.stdout.write(text + "\n")
+        text += "\n"
+    if not _write_report(text, args.output_file):
+        return 2
     if over or report.exit or report.problem:
         return 1
     return 0

@@ -74,6 +74,24 @@ class SourceContext:
                 best = (start, end)
         return best or (line, line)
 
+    def mark_line(self, line: int) -> int:
+        """The first line of the statement that runs `line`: the innermost statement whose header
+        holds it (a `def` under decorators: the `def` line), else the innermost statement holding
+        it at all (a `case` pattern: its `match`). Markers go before that statement."""
+        if self.tree is None:
+            return line
+        header = whole = None
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.stmt):
+                continue
+            start, end = _header_span(node)
+            if start <= line <= end and (header is None or end - start <= header[0]):
+                header = (end - start, node.lineno)
+            if node.lineno <= line <= (node.end_lineno or node.lineno) and \
+                    (whole is None or (node.end_lineno or node.lineno) - node.lineno <= whole[0]):
+                whole = ((node.end_lineno or node.lineno) - node.lineno, node.lineno)
+        return (header or whole or (0, line))[1]
+
     def body_lines(self, qualname: str) -> tuple:
         """(first, last) line of a function's body, or None."""
         node = self.function(qualname)

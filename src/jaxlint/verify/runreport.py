@@ -20,11 +20,9 @@ from typing import Optional
 
 from jaxlint.engine import lint_file
 from jaxlint.verify import recompiles as rc
+from jaxlint.verify.checks import recompile_kinds
 from jaxlint.verify.context import SourceContext, read_source
 from jaxlint.verify.supervisor import worker_env
-
-PREDICTING = {"JAX201": {rc.STATIC}, "JAX204": {rc.STATIC}, "JAX301": {rc.RECREATED},
-              "JAX303": {rc.SHAPE}, "JAX304": {rc.SPELLING, rc.DTYPE, rc.STATIC, rc.STRUCTURE}}
 
 
 @dataclass
@@ -70,10 +68,12 @@ def _package_root() -> str:
 
 
 def run_program(target: str, args=(), module: bool = False, timeout: Optional[float] = None,
-                memory_mb: Optional[int] = None, cwd: Optional[str] = None, capture: bool = False) -> RunReport:
+                memory_mb: Optional[int] = None, cwd: Optional[str] = None, capture: bool = False,
+                stdout_to_stderr: bool = False) -> RunReport:
     """Run `target` (a script, or a module with module=True) with `args` and report its
     recompilations. RUNS the program. `capture=True` captures its output instead of letting it
-    through (tests)."""
+    through (tests); `stdout_to_stderr=True` sends what it prints to our stderr, keeping our
+    stdout for the report."""
     with tempfile.TemporaryDirectory(prefix="jaxlint-run-") as tmp:
         out = os.path.join(tmp, "record.json")
         command = [sys.executable, "-m", "jaxlint.verify.runharness", "--out", out]
@@ -90,8 +90,14 @@ def run_program(target: str, args=(), module: bool = False, timeout: Optional[fl
                 resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
         pipe = subprocess.PIPE if capture else None
+        out_stream = pipe
+        if not capture and stdout_to_stderr:
+            try:
+                out_stream = sys.stderr.fileno()
+            except (AttributeError, OSError, ValueError):     # a stderr without a descriptor
+                out_stream = 2
         proc = subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True, preexec_fn=limit,
-                                stdout=pipe, stderr=pipe)
+                                stdout=out_stream, stderr=pipe)
         problem = ""
         try:
             output = proc.communicate(timeout=timeout)
@@ -151,7 +157,7 @@ def build(report: RunReport, records: list) -> RunReport:
     contexts, findings = {}, []
     for path in files:
         result = lint_file(path)
-        findings.extend((path, f) for f in result.findings if f.code in PREDICTING)
+        findings.extend((path, f) for f in result.findings if recompile_kinds(f.code) is not None)
         try:
             contexts[path] = SourceContext(read_source(path))
         except (OSError, SyntaxError, UnicodeDecodeError):
@@ -168,7 +174,7 @@ def build(report: RunReport, records: list) -> RunReport:
         for cause in rc.summarise(stats):
             cr = CauseReport(cause, _line_text(contexts, cause.call_file, cause.call_line))
             for n, (path, finding) in enumerate(findings):
-                if cause.kind in PREDICTING[finding.code] and _predicts(finding, path, cause, stats, contexts):
+                if cause.kind in recompile_kinds(finding.code) and _predicts(finding, path, cause, stats, contexts):
                     cr.predicted_by.append(finding)
                     used.add(n)
             if not cr.predicted_by:

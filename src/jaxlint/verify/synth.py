@@ -101,6 +101,7 @@ class _Usage(ast.NodeVisitor):
         self.integer: set = set()
         self.keys: dict = {}                 # parameter -> string keys it is subscripted with
         self.rng: set = set()                # parameters used as PRNG keys
+        self.batched: set = set()            # parameters mapped over by a transform (vmap, scan)
         self.ctx, self.depth = ctx, depth
 
     def _names(self, node):
@@ -170,6 +171,11 @@ class _Usage(ast.NodeVisitor):
 
     def visit_Call(self, node):
         self._follow(node)
+        if isinstance(node.func, ast.Call):                     # jax.vmap(f, ...)(xs, ...)
+            for arg in node.args:
+                if isinstance(arg, ast.Name) and arg.id in self.params:
+                    self.batched.add(arg.id)
+                    self.array.add(arg.id)
         func_text = _annotation_text(node.func)
         if ("random." in func_text or func_text.startswith(("jr.", "jrandom."))) and node.args \
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in self.params:
@@ -198,15 +204,19 @@ class _Usage(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def candidates(node, ctx=None, wanted=()) -> list:
+def candidates(node, ctx=None, wanted=(), skip_self=False) -> list:
     """Keyword-argument sets (name -> expression) to try for function `node`, best first.
 
-    `wanted` are the parameters the finding is about: always passed, never left to a default."""
+    `wanted` are the parameters the finding is about: always passed, never left to a default.
+    `skip_self`: a method called on an instance (its first parameter is not guessed)."""
     args = node.args
     positional = args.posonlyargs + args.args
+    if skip_self and positional:
+        positional = positional[1:]
     defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     params = [a for a in positional + args.kwonlyargs]
+    defaults = {k: v for k, v in defaults.items() if k in {a.arg for a in params}}
     usage = _Usage([a.arg for a in params], ctx)
     for stmt in node.body:
         usage.visit(stmt)
@@ -229,6 +239,8 @@ def candidates(node, ctx=None, wanted=()) -> list:
         elif name in usage.keys:
             containers[name] = "{" + ", ".join(f"{k!r}: {JNP}.ones((4,))" for k in sorted(usage.keys[name])) + "}"
             hinted[name] = containers[name]
+        elif name in usage.batched:
+            hinted[name] = f"{JNP}.ones((4, 4))"                # a leading axis to map over
         elif name in usage.array and name not in usage.integer:
             hinted[name] = f"{JNP}.ones((4,))"
         elif name in usage.integer:
@@ -274,3 +286,16 @@ def synthesize(ctx, qualname: str, wanted=()) -> tuple:
     if node.args.vararg is not None and not (node.args.args or node.args.posonlyargs):
         return [], f"`{qualname}` takes *args only"
     return [call_expression(qualname, node, a) for a in candidates(node, ctx, wanted=set(wanted))], ""
+
+
+def guessed_calls(target_expr: str, node, ctx=None, skip_self=False, limit=2) -> list:
+    """[(`__jaxlint_guess__(TARGET, ...)`, [guessed parameter names])]: calls of a function of
+    the file with the best `limit` guesses for the parameters that have no default."""
+    out = []
+    posonly = {a.arg for a in node.args.posonlyargs}
+    for assignment in candidates(node, ctx, skip_self=skip_self)[:limit]:
+        pieces = [target_expr]
+        pieces += [expr for name, expr in assignment if name in posonly]
+        pieces += [f"{name}={expr}" for name, expr in assignment if name not in posonly]
+        out.append((f"__jaxlint_guess__({', '.join(pieces)})", [name for name, _ in assignment]))
+    return out
