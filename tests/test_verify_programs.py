@@ -208,6 +208,31 @@ def test_verify_saves_its_verdicts_by_content(tmp_path, monkeypatch):
     assert store.load(str(target), target.read_bytes() + b"\n", str(cache)) == {}
 
 
+def test_check_confirmed_only_hides_what_verify_did_not_reproduce(tmp_path, capsys):
+    fixture = pathlib.Path(__file__).parent / "fixtures" / "JAX104" / "pos_prefix_truncate.py"
+    target = tmp_path / "prefix.py"
+    target.write_text(fixture.read_text())
+    (tmp_path / "pyproject.toml").write_text("")
+    [finding] = lint_file(str(target)).findings
+    cache = tmp_path / "cache"
+    # what `verify` would save for a finding it ran without the predicted error
+    from jaxlint.verify.verdicts import FindingVerdict
+    store.save(str(target), target.read_bytes(), [FindingVerdict(finding, NOT_REPRODUCED, "ran cleanly")], str(cache))
+    where = f":{finding.line}:{finding.col + 1}: {finding.code}"
+    assert main(["check", "--no-cache", "-j", "1", str(target)]) == 1
+    assert where in capsys.readouterr().out
+    assert main(["check", "--no-cache", "-j", "1", "--confirmed-only", "--cache-dir", str(cache), str(target)]) == 0
+    captured = capsys.readouterr()
+    assert where not in captured.out and "1 finding hidden" in captured.err
+    # the same from the configuration file
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\nconfirmed-only = true\n")
+    assert main(["check", "--no-cache", "-j", "1", "--cache-dir", str(cache), str(target)]) == 0
+    # another content: the saved verdict no longer applies
+    target.write_text(fixture.read_text() + "\n")
+    assert main(["check", "--no-cache", "-j", "1", "--cache-dir", str(cache), str(target)]) == 1
+    assert where in capsys.readouterr().out
+
+
 def _planted_at(path, finding):
     result = lint_file(path)
     if not any((f.line, f.code) == (finding.line, finding.code) for f in result.findings):

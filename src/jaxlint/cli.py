@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="only the report: no summary line, no progress display")
     out.add_argument("--verbose", "-v", action="store_true",
                      help="also print notes on stderr (files skipped, analysis cut short)")
+    out.add_argument("--confirmed-only", action="store_true",
+                     help="hide findings that `jaxlint verify` ran and found not reproduced in "
+                          "this exact file content (reads its saved verdicts; runs nothing)")
     fixes = check.add_argument_group("fixes (jaxlint.fixer)")
     fixes.add_argument("--fix", action="store_true",
                        help="apply safe fixes in place (with -: print the fixed source)")
@@ -133,6 +136,8 @@ def overrides(args) -> dict:
                                                          "--unrolled-loop-threshold", "")
     if args.jit_decorators is not None:
         out["jit_decorators"] = parse_jit_decorators(args.jit_decorators, "--jit-decorators", "")
+    if getattr(args, "confirmed_only", False):
+        out["confirmed_only"] = True
     return out
 
 
@@ -248,7 +253,12 @@ def check_once(args) -> int:
     elif args.show_fixes or args.show_source or (
             args.format == "text" and not args.quiet and not args.statistics):
         unchecked = attach_fixes(reports, cache, jobs=args.jobs or None)  # counted as fixable
+    # with standard input, the verdicts are those saved for the text that came on it
+    hidden = _hide_refuted(reports, args.cache_dir, data if args.stdin else None)
     findings, errors = reporters.collect(reports)
+    if hidden and not args.quiet:
+        print(f"jaxlint: {hidden} finding{'s' * (hidden != 1)} hidden: `jaxlint verify` found "
+              f"{'them' if hidden != 1 else 'it'} not reproduced (confirmed-only)", file=sys.stderr)
     if args.verbose:
         for report in reports:
             for note in getattr(report.result, "notes", ()) or ():
@@ -307,6 +317,22 @@ def check_once(args) -> int:
     if args.exit_zero:
         return 0
     return 1 if findings or errors else 0
+
+
+def _hide_refuted(reports, cache_dir, content=None) -> int:
+    """With confirmed-only, drop the findings `jaxlint verify` saved as not reproduced for the
+    file's current content (`content`, or the file on disk; its verdict store: nothing runs
+    here). Returns how many."""
+    hidden = 0
+    for report in reports:
+        if not report.config.confirmed_only or report.cells is not None or not report.result.findings:
+            continue
+        from jaxlint.verify import store
+        refuted = store.refuted(report.path, report.result.findings, cache_dir, content)
+        if refuted:
+            report.result.findings = [f for i, f in enumerate(report.result.findings) if i not in refuted]
+            hidden += len(refuted)
+    return hidden
 
 
 def open_output(path):

@@ -23,7 +23,7 @@ DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "buil
 DEFAULT_THRESHOLD = 16
 JAX_JIT_KEYWORDS = ("static_argnums", "static_argnames")
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-        "unrolled-loop-threshold", "jit-decorators")
+        "unrolled-loop-threshold", "jit-decorators", "confirmed-only")
 _SELECTOR = re.compile(r"^JAX[0-9]{0,3}$")
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -48,6 +48,7 @@ class Config:
     extend_exclude: tuple = ()
     unrolled_loop_threshold: int = DEFAULT_THRESHOLD
     jit_decorators: dict = field(default_factory=dict)  # dotted name -> (argnums kw, argnames kw)
+    confirmed_only: bool = False            # hide findings `jaxlint verify` found not reproduced
     root: str = ""                          # directory patterns are relative to ("" = cwd)
     source: str = ""                        # the pyproject.toml it came from, for messages
 
@@ -235,6 +236,10 @@ def from_table(table: dict, pyproject: str) -> Config:
             values[name] = parse_threshold(value, where, label)
         elif key == "jit-decorators":
             values[name] = parse_jit_decorators(value, where, label)
+        elif key == "confirmed-only":
+            if not isinstance(value, bool):
+                raise ConfigError(where, label, "expected true or false")
+            values[name] = value
         else:
             values[name] = parse_per_file_ignores(value, where, label)
     return Config(root=os.path.dirname(os.path.abspath(pyproject)), source=pyproject, **values)
