@@ -27,7 +27,7 @@ from jaxlint.verify.verdicts import CONFIRMED, GUESSED, INCONCLUSIVE, NOT_REPROD
 CASES = pathlib.Path(__file__).parent / "verify_cases"
 NAMES = ["program_calls.py", "methods_and_nested.py", "type_test_program.py", "growth_and_batches.py",
          "shape_drift.py", "lookalike_vmap_int.py", "lookalike_static_field.py", "lookalike_partial_bound.py",
-         "hang_then_more.py", "confirm_then_crash.py"]
+         "hang_then_more.py", "confirm_then_crash.py", "long_loop.py"]
 # false findings the analysis does not (or no longer) make: planted so the verifier is tested on them
 PLANTED = {
     "lookalike_vmap_int.py": Finding("JAX101", 9, 7, "planted: `k` traced", function="top_k_mask", param="k"),
@@ -117,6 +117,14 @@ def test_too_small_a_run_is_inconclusive_never_not_reproduced(results):
     assert found[(many_line, "JAX201")].verdict == CONFIRMED, _show(fv)
     batches = found[(line_of("growth_and_batches.py", "w = sgd_step(w, data"), "JAX303")]
     assert batches.verdict == INCONCLUSIVE and "same shape" in batches.reason, _show(fv)
+
+
+def test_a_long_loop_is_cut_short_once_the_finding_is_shown(results):
+    fv = results["long_loop.py"]
+    [v] = fv.findings
+    assert v.verdict == CONFIRMED and "static argument `epoch`" in v.reason, _show(fv)
+    [unit] = [e for e in fv.examples if e["label"].startswith("`train()`")]
+    assert unit["stopped"] == "what the findings need was seen" and unit["seconds"] < 6, _show(fv)
 
 
 def test_a_recompilation_rule_is_confirmed_by_counting_compiles_whatever_its_code(results):

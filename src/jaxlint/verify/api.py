@@ -194,6 +194,8 @@ def _describe_units(fv: FileVerdicts, plan: Plan, observations: dict, judge: Jud
                             if err else None))
         if obs.get("stopped"):
             entry["stopped"] = obs["stopped"]
+        if obs.get("why_real"):
+            entry["why_real"] = obs["why_real"]
         eager = [c["eager"] for c in obs.get("calls", []) if c.get("eager") and "same" in c["eager"]]
         if eager and all(e.get("same") is not None for e in eager):
             entry["jit_equals_eager"] = all(e["same"] for e in eager)

@@ -371,11 +371,15 @@ def evaluate(unit: dict, namespace: dict, path: str, probes: dict, recorder, cur
                                        "function": None, "file_lines": []},
                 "seconds": 0.0, "lines": [], "writes": [], "traces": [], "calls": []}
     current = current if current is not None else [None]
+    why_real = ""
     if unit.get("stage"):
         staged = _attempt(unit, code, mode, namespace, path, probes, recorder, current, budget, staged=True)
-        if staged is not None:
+        if isinstance(staged, dict):
             return staged
+        why_real = staged
     obs = _attempt(unit, code, mode, namespace, path, probes, recorder, current, budget, staged=False)
+    if why_real:
+        obs["why_real"] = why_real          # why staging could not stand for this run
     if obs["ok"] and probes.get("second_run") and not obs.get("stopped") and (
             unit["kind"] == "synth" or (unit["kind"] in ("example", "call") and not obs.get("staged"))):
         # the whole unit again: a print that ran while tracing prints nothing the second time
@@ -458,7 +462,7 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
         if staged and not _trusted(error, session) and not (
                 coverage is not None and coverage.ran_traced(error.get("line"))
                 and not _staging_leak(exc, path, session.staging_trace)):
-            session.untrusted = session.untrusted or "the error may come from staging"
+            session.untrusted = session.untrusted or f"staging raised {error['type']} at line {error.get('line')}"
     finally:
         sys.stdout = saved
         instrument.SESSION = None
@@ -472,7 +476,7 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
         recorder.rollback(mark)
         jax.clear_caches()
         recorder.new_epoch()
-        return None
+        return session.untrusted
     traced = coverage.traced_lines() if coverage is not None else None
     obs = {"ok": error is None, "error": error, "seconds": seconds, "staged": staged,
            "lines": sorted(coverage.lines) if coverage else [], "traced_lines": traced,

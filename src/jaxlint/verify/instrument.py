@@ -267,8 +267,9 @@ def _leaks(proxy, bound) -> bool:
     if has_tracer(list((getattr(target, "__kwdefaults__", None) or {}).values())):
         return True
     module_globals = getattr(target, "__globals__", {})
-    if any(isinstance(v, core.Tracer) for v in list(module_globals.values())):
-        return True
+    for name in _global_names(getattr(target, "__code__", None), module_globals):
+        if has_tracer(module_globals.get(name)):
+            return True
     for _, value in bound:
         if isinstance(value, (jax.Array, core.Tracer)) or not hasattr(value, "__dict__"):
             continue
@@ -284,6 +285,25 @@ def _leaks(proxy, bound) -> bool:
         except TypeError:
             continue
     return False
+
+
+def _global_names(code, module_globals, depth=0, seen=None) -> set:
+    """Global names a function reads: its own code, the code nested in it, and the functions of
+    the same module it calls by name (a few levels)."""
+    seen = set() if seen is None else seen
+    if code is None or id(code) in seen or depth > 3:
+        return set()
+    seen.add(id(code))
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _global_names(const, module_globals, depth, seen)
+    for name in list(names):
+        value = module_globals.get(name)
+        inner = getattr(value, "__code__", None)
+        if inner is not None and getattr(value, "__globals__", None) is module_globals:
+            names |= _global_names(inner, module_globals, depth + 1, seen)
+    return names
 
 
 def _guessed_params(session, bound) -> list:

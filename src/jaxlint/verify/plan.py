@@ -264,7 +264,7 @@ def _guessed_units(finding, anchor, index, ctx, units) -> tuple:
                 if instance is None:
                     reason = reason or f"`{qualname}` is a method and no instance of its class can be built"
                     continue
-                target, skip_self = f"{instance[0]}.{node.name}", True
+                target, skip_self = f"{instance[0]}.{index.jitted_attribute(qualname)}", True
                 on = f" on an instance {instance[1]}"
             else:
                 target, skip_self, on = node.name, False, ""
@@ -295,18 +295,24 @@ def _guessed_units(finding, anchor, index, ctx, units) -> tuple:
 
 def _guessed_instance(index, ctx, qualname):
     """(expression, how) for an instance of the method's class with guessed constructor
-    arguments, or None."""
-    cls = index.classes.get(qualname.split(".")[0])
-    if cls is None:
+    arguments (its `__init__`, inherited within the file, or its dataclass fields), or None."""
+    cls = qualname.split(".")[0]
+    init, unknown = index.init_of(cls)
+    if unknown:
         return None
-    init = next((item for item in cls.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"), None)
-    if init is None:
-        return None
-    calls = synth.guessed_calls(cls.name, init, ctx, skip_self=True, limit=1)
-    if not calls:
-        return None
-    expr, guessed = calls[0]
-    return expr, f"built with guessed {', '.join(f'`{g}`' for g in guessed)}"
+    if init is not None:
+        calls = synth.guessed_calls(cls, init, ctx, skip_self=True, limit=1)
+        if not calls:
+            return None
+        expr, guessed = calls[0]
+    else:
+        fields = index.dataclass_fields(cls)
+        if not fields:
+            return None
+        guessed = [name for name, _ in fields]
+        pieces = [f"{name}={synth.guess_from_annotation(annotation) or '1.5'}" for name, annotation in fields]
+        expr = f"__jaxlint_guess__({cls}, {', '.join(pieces)})"
+    return expr, f"built with guessed {', '.join(f'`{g}`' for g in guessed) or 'nothing'}"
 
 
 def _loop_params(finding, ctx, target) -> list:

@@ -142,7 +142,15 @@ class ProgramIndex:
 
     def _find_aliases(self, tree):
         """`step = jax.jit(_step)`, `step = jax.jit(partial(_step, n=3))`, `f = vmap(g)`: the
-        name calls the def (through any nesting of wrapping calls, first argument first)."""
+        name calls the def (through any nesting of wrapping calls, first argument first). In a
+        class body, the name is an attribute of the class wrapping one of its methods."""
+        for cls in self.classes.values():
+            for item in cls.body:
+                if isinstance(item, ast.Assign) and isinstance(item.value, ast.Call):
+                    wrapped = self._wrapped(item.value, scope=cls.name)
+                    for target in item.targets:
+                        if wrapped is not None and isinstance(target, ast.Name):
+                            self.aliases.setdefault(target.id, wrapped)
         for node in ast.walk(tree):
             if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
                 continue
@@ -155,17 +163,27 @@ class ProgramIndex:
                 elif isinstance(target, ast.Attribute):
                     self.aliases.setdefault(target.attr, wrapped)
 
-    def _wrapped(self, call, depth=0) -> Optional[str]:
+    def _wrapped(self, call, depth=0, scope=None) -> Optional[str]:
         if depth > 4 or not isinstance(call, ast.Call):
             return None
         first = call.args[0] if call.args else None
         if isinstance(first, ast.Name):
+            if scope and f"{scope}.{first.id}" in self.defs:
+                return f"{scope}.{first.id}"
             return self.resolve(first.id)
         if isinstance(first, ast.Call):
-            return self._wrapped(first, depth + 1)
+            return self._wrapped(first, depth + 1, scope)
         if isinstance(call.func, ast.Call):                     # partial(jax.jit, ...)(f)
-            return self._wrapped(call.func, depth + 1)
+            return self._wrapped(call.func, depth + 1, scope)
         return None
+
+    def jitted_attribute(self, qualname: str) -> str:
+        """The attribute to call a method by: a class-body alias wrapping it, else its name."""
+        cls, _, name = qualname.rpartition(".")
+        for alias, target in self.aliases.items():
+            if target == qualname and alias != name:
+                return alias
+        return name
 
     # -- lookups -------------------------------------------------------------------------------
     def resolve(self, name: str) -> Optional[str]:
@@ -268,6 +286,24 @@ class ProgramIndex:
                         out.append((qualname, f"{instance[0]}.{node.name}()"))
         return out
 
+    def init_of(self, cls: str, depth: int = 0):
+        """(the `__init__` def the class uses, or None; whether its constructor is unknown: a
+        base class from another module). Bases defined in the file are followed."""
+        node = self.classes.get(cls)
+        if node is None or depth > 8:
+            return None, True
+        init = next((item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and item.name == "__init__"), None)
+        if init is not None:
+            return init, False
+        for base in node.bases:
+            if isinstance(base, ast.Name) and base.id == "object":
+                continue
+            if isinstance(base, ast.Name) and base.id in self.classes:
+                return self.init_of(base.id, depth + 1)
+            return None, True
+        return None, False
+
     def instance(self, cls: str) -> Optional[tuple]:
         """(expression, how) building an instance of class `cls` the way the file does: one of its
         own constructions whose arguments mean the same at module scope, or a constructor that
@@ -278,15 +314,20 @@ class ProgramIndex:
         for name, is_attr, is_call, _container, call in self.refs:
             if is_call and not is_attr and name == cls and self._module_evaluable(call):
                 return ast.unparse(call), "built as the file builds it"
-        init = next((item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-                     and item.name == "__init__"), None)
-        if init is not None and required_params(init, skip_self=True):
+        init, unknown = self.init_of(cls)
+        if unknown or (init is not None and required_params(init, skip_self=True)):
             return None
         if init is None and _has_required_fields(node):
             return None
-        if init is None and any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
-            return None                    # a base class may need arguments
         return f"{cls}()", "built without arguments"
+
+    def dataclass_fields(self, cls: str) -> list:
+        """[(field, annotation)] of a dataclass-like class body without a default."""
+        node = self.classes.get(cls)
+        if node is None:
+            return []
+        return [(item.target.id, item.annotation) for item in node.body
+                if isinstance(item, ast.AnnAssign) and item.value is None and item.simple]
 
     def _module_evaluable(self, expr) -> bool:
         """Whether every name `expr` reads is a module-level name or a builtin."""

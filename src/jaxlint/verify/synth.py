@@ -184,6 +184,9 @@ class _Usage(ast.NodeVisitor):
             else:
                 self.rng.add(node.args[0].id)                                # jax.random.normal(key, ...)
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if func_text.split(".")[0] in ("jnp", "np", "numpy", "lax") and name not in SHAPE_CALLS and node.args \
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in self.params:
+            self.array.add(node.args[0].id)                                  # jnp.convolve(signal, ...)
         if name == "range":
             for arg in node.args:
                 self.integer |= self._names(arg)
