@@ -161,7 +161,7 @@ def test_guessed_inputs_confirm_only_what_the_guess_did_not_choose(case_results)
     assert verdicts["JAX104"].verdict == GUESSED and "Slice entries" in verdicts["JAX104"].reason
     # `self` traced is about the class: an instance built from it, whatever its arguments
     assert verdicts["JAX108"].verdict == CONFIRMED and verdicts["JAX108"].basis == "guessed"
-    assert verdicts["JAX108"].reason.startswith("on guessed inputs, TypeError at the call")
+    assert verdicts["JAX108"].reason.startswith("on guessed inputs (the finding is about the class")
 
 
 def test_guessed_inputs_follow_use_in_helpers_keys_prints_and_loops(case_results):

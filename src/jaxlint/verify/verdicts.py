@@ -98,6 +98,20 @@ def premise_guessed(judge: Judge, finding, unit, obs, evidence) -> str:
     return f"the guess chose `{'`, `'.join(hit)}`" if hit else ""
 
 
+def _kept(finding, evidence) -> str:
+    """Why a confirmation on guessed inputs still counts: what the guess did not choose."""
+    if finding.code == "JAX108":
+        return "the finding is about the class, and any instance of it fails"
+    if finding.code == "JAX302":
+        return "the loop's trip count is no input"
+    param = (evidence.get("param") or finding.param or "").split("[")[0]
+    if evidence.get("kind") == rc.SPELLING:
+        return "the finding is about how the calls are written"
+    if param:
+        return f"`{param}` made by the program's own code"
+    return "the value the finding is about made by the program's own code"
+
+
 # -- one finding over all of a file's units --------------------------------------------------------
 
 def judge_finding(judge: Judge, finding, runs: list, stop_reason: str = "", import_error=None,
@@ -147,8 +161,8 @@ def judge_finding(judge: Judge, finding, runs: list, stop_reason: str = "", impo
         label = judge.unit_label(unit)
         why = premise_guessed(judge, finding, unit, obs, evidence)
         if not why:
-            return FindingVerdict(finding, CONFIRMED, f"on guessed inputs, {text} [{label}]",
-                                  dict(evidence, unit=label), basis="guessed")
+            return FindingVerdict(finding, CONFIRMED, f"on guessed inputs ({_kept(finding, evidence)}), {text} "
+                                                      f"[{label}]", dict(evidence, unit=label), basis="guessed")
     if program_premise_clean:
         # the program's own value ran cleanly; only a guess of that value made JAX fail
         return FindingVerdict(finding, INCONCLUSIVE, program_premise_clean[0])
