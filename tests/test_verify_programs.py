@@ -35,7 +35,7 @@ PLANTED = {
                                           param="n_inner"),
     "lookalike_static_field.py": Finding("JAX101", 18, 7, "planted: `depth` traced", function="_stack",
                                          param="depth", entry="apply"),
-    "shape_drift.py": Finding("JAX305", 16, 15, "planted: new shape per call", function="total", param="x"),
+    "shape_drift.py": Finding("JAX305", 19, 15, "planted: new shape per call", function="total", param="x"),
 }
 
 
@@ -131,6 +131,13 @@ def test_a_recompilation_rule_is_confirmed_by_counting_compiles_whatever_its_cod
     [v] = results["shape_drift.py"].findings
     assert v.finding.code == "JAX305"
     assert v.verdict == CONFIRMED and "changed shape f32[1] -> f32[2]" in v.reason, v.reason
+
+
+def test_a_main_block_ending_with_sys_exit_0_ends_normally():
+    [fv] = verify_paths([str(CASES / "shape_drift.py")], timeout=30, main=True, lint=plant)
+    [main_unit] = [e for e in fv.examples if e["kind"] == "main"]
+    assert main_unit["ok"] and main_unit["error"] is None, _show(fv)
+    assert not [n for n in fv.notes if n["kind"] == "error"], _show(fv)
 
 
 def test_run_links_a_recompilation_to_a_rule_it_does_not_know_by_name(monkeypatch):

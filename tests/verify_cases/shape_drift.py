@@ -1,5 +1,8 @@
-"""A jitted function fed a new shape on every call (tests plant a JAX305 finding on line 16:
-the verifier confirms recompilation rules it does not know by name the same way)."""
+"""A jitted function fed a new shape on every call (tests plant a JAX305 finding on line 17:
+the verifier confirms recompilation rules it does not know by name the same way). The main
+block ends with sys.exit(0), which is a normal end."""
+import sys
+
 import jax
 import jax.numpy as jnp
 
@@ -19,3 +22,4 @@ def grow():
 
 if __name__ == "__main__":
     print(grow())
+    sys.exit(0)

@@ -453,21 +453,24 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
         stopped = str(stop)
     except KeyboardInterrupt:
         raise
-    except BaseException as exc:  # noqa: BLE001 - SystemExit from user code is an observation too
+    except SystemExit as exc:
+        if exc.code not in (0, None):         # a main block ending with sys.exit(0) ended normally
+            exc_seen, error = exc, describe_exception(exc, path)
+    except BaseException as exc:  # noqa: BLE001 - anything the program raises is an observation
         exc_seen = exc
         error = describe_exception(exc, path)
-        # a staged run's error stands for the real run's only when it crossed a jitted call of
-        # the file cleanly, or was raised at a flagged statement running under a trace of the
-        # program (not the staging one) whose frame holds no value only staging made abstract
-        if staged and not _trusted(error, session) and not (
-                coverage is not None and coverage.ran_traced(error.get("line"))
-                and not _staging_leak(exc, path, session.staging_trace)):
-            session.untrusted = session.untrusted or f"staging raised {error['type']} at line {error.get('line')}"
     finally:
         sys.stdout = saved
         instrument.SESSION = None
         current[0] = None
     seconds = round(time.perf_counter() - start, 4)
+    if staged and exc_seen is not None and not _trusted(error, session) and not (
+            coverage is not None and coverage.ran_traced(error.get("line"))
+            and not _staging_leak(exc_seen, path, session.staging_trace)):
+        # a staged run's error stands for the real run's only when it crossed a jitted call of
+        # the file cleanly, or was raised at a flagged statement running under a trace of the
+        # program (not the staging one) whose frame holds no value only staging made abstract
+        session.untrusted = session.untrusted or f"staging raised {error['type']} at line {error.get('line')}"
     if staged and not session.untrusted and exc_seen is None and coverage is not None:
         session.untrusted = _staged_blind_spot(unit, coverage, session, out.writes)
     if staged and session.untrusted:

@@ -127,6 +127,7 @@ class Instrumented:
         code = getattr(target, "__code__", None)
         self._jaxlint_def_line = code.co_firstlineno if code is not None else None
         self._jaxlint_signature = None
+        self._jaxlint_globals = None        # global names the function reads (computed once)
         functools.update_wrapper(self, fun)
         self.__wrapped__ = fun
 
@@ -267,7 +268,9 @@ def _leaks(proxy, bound) -> bool:
     if has_tracer(list((getattr(target, "__kwdefaults__", None) or {}).values())):
         return True
     module_globals = getattr(target, "__globals__", {})
-    for name in _global_names(getattr(target, "__code__", None), module_globals):
+    if proxy._jaxlint_globals is None:
+        proxy._jaxlint_globals = sorted(_global_names(getattr(target, "__code__", None), module_globals))
+    for name in proxy._jaxlint_globals:
         if has_tracer(module_globals.get(name)):
             return True
     for _, value in bound:
