@@ -461,9 +461,11 @@ class Judge:
                 copies, period = repetitions(seq)
                 if best is None or copies > best[0]:
                     best = (copies, period, len(seq), staged.get("function"))
+        iterations = int((obs.get("mark_counts") or {}).get(str(self.ctx.mark_line(body[0])), 0))
         if best is None:
-            if self.reached(finding, obs):
-                return "clean", f"the loop at line {finding.line} ran but staged no operations", {}
+            if self.reached(finding, obs) and iterations >= 2:
+                return "weak", (f"the loop at line {finding.line} ran {iterations} times under a trace, but no "
+                                f"staged equation could be attributed to it"), {}
             errors = "; ".join(obs.get("eqn_errors", []))
             return "unreached", (f"no staged equation comes from the loop body (lines {body[0]}-{body[1]})"
                                  + (f" ({errors})" if errors else "")), {}
@@ -472,7 +474,11 @@ class Judge:
         if copies >= 2:
             return "confirmed", (f"the loop body was staged {copies} times into `{function}` "
                                  f"({total} equations, {period} per iteration)"), evidence
-        return "clean", f"the loop body was staged once ({total} equations)", evidence
+        if iterations >= 2:
+            return "clean", (f"the loop at line {finding.line} ran {iterations} times under a trace and its body "
+                             f"was staged once ({total} equations)"), evidence
+        return "weak", (f"the loop at line {finding.line} ran {iterations} time{'s' * (iterations != 1)} under "
+                        f"a trace: too few to show unrolling"), evidence
 
     def in_file(self, records):
         """Trace records of functions defined in the file, or called from it (functions without

@@ -136,12 +136,14 @@ def _brief(array) -> str:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
-def equation_lines(jaxpr, filename: str) -> list:
+def equation_lines(jaxpr, filename: str, nested_only: bool = False) -> list:
     """[[line, primitive], ...] for every equation (sub-jaxprs included, in order) whose
-    source_info points into `filename`; equations from other files are skipped."""
+    source_info points into `filename`; equations from other files are skipped. `nested_only`
+    skips the top level: for a jaxpr the verifier staged around a whole run, whose top level is
+    the program's eager code (only what jit, scan & co. staged inside is the program's)."""
     out: list = []
 
-    def walk(jx):
+    def walk(jx, top=False):
         for eqn in jx.eqns:
             if len(out) >= MAX_EQNS:
                 return
@@ -152,7 +154,7 @@ def equation_lines(jaxpr, filename: str) -> list:
                     if _same_file(frame.file_name, filename):
                         line = frame.line_num
                         break
-            if line is not None:
+            if line is not None and not (top and nested_only):
                 out.append([line, str(eqn.primitive)])
             for value in eqn.params.values():
                 for sub in value if isinstance(value, (tuple, list)) else (value,):
@@ -160,7 +162,7 @@ def equation_lines(jaxpr, filename: str) -> list:
                     if hasattr(inner, "eqns"):
                         walk(inner)
 
-    walk(getattr(jaxpr, "jaxpr", jaxpr))
+    walk(getattr(jaxpr, "jaxpr", jaxpr), top=True)
     return out
 
 
@@ -203,11 +205,15 @@ def synth_helpers(module, session_of) -> dict:
         obj = _resolve(module, qualname)
         if obj is None:
             raise Unreachable(f"`{qualname}` is not reachable from the module namespace")
+        session = session_of()
         if _is_jitted(obj):
             return obj.trace(*args, **kwargs)
         for value in vars(module).values():
             if _is_jitted(value) and getattr(value, "__wrapped__", None) is obj:
                 return value.trace(*args, **kwargs)
+        if session is not None:
+            # not jitted by the program: tracing it at all is the verifier's choice
+            session.traced_by_guess = True
         return jax.make_jaxpr(obj)(*args, **kwargs)
 
     def guess(function, /, *args, **kwargs):
@@ -484,9 +490,12 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
     obs = {"ok": error is None, "error": error, "seconds": seconds, "staged": staged,
            "lines": sorted(coverage.lines) if coverage else [], "traced_lines": traced,
            "writes": out.writes, "traces": recorder.records[mark:], "trace_offset": mark,
-           "calls": session.calls, "call_count": session.count}
+           "calls": session.calls, "call_count": session.count,
+           "mark_counts": {str(k): v for k, v in coverage.counts.items()} if coverage is not None else {}}
     if stopped:
         obs["stopped"] = stopped
+    if session.traced_by_guess:
+        obs["traced_by_guess"] = True
     if error is None and unit["kind"] == "synth" and probes.get("jaxpr") and result is not None:
         # a .trace() / make_jaxpr result: its jaxpr shows any unrolling
         jaxpr = getattr(result, "jaxpr", result)
@@ -495,13 +504,13 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
     elif probes.get("jaxpr"):
         obs["eqns"], obs["eqn_errors"] = _staged_equations(recorder, path, mark)
         if staged_jaxpr is not None:
-            obs["eqns"].append({"function": "<unit>", "seq": equation_lines(staged_jaxpr, path)})
+            obs["eqns"].append({"function": "<unit>", "seq": equation_lines(staged_jaxpr, path, nested_only=True)})
         elif not obs["eqns"] and error is None:
             # no jitted function traced (a transform applied directly): stage the whole unit
             try:
                 with recorder.paused():
                     jaxpr = jax.make_jaxpr(lambda: (_run(code, mode, namespace), None)[1])()
-                obs["eqns"].append({"function": "<unit>", "seq": equation_lines(jaxpr, path)})
+                obs["eqns"].append({"function": "<unit>", "seq": equation_lines(jaxpr, path, nested_only=True)})
             except Exception as exc:  # noqa: BLE001 - units that need concrete values
                 obs["eqn_errors"].append(f"<unit>: {type(exc).__name__}: {str(exc)[:200]}")
     return obs

@@ -348,6 +348,7 @@ class Session:
         self.staging_trace = None           # set by the child inside its staging trace
         self.guessed: set = set()           # ids of guessed objects
         self.trusted_errors: list = []      # errors that do not depend on staging (jax.jit(...), .trace())
+        self.traced_by_guess = False        # a guessed call traced a function the program does not jit
         self.calls: list = []
         self.count = 0
         self.depth = 0

@@ -52,6 +52,7 @@ class Marks:
         self.segments: list = []
         self.staging = None                 # the staging trace: running under it is running eagerly
         self.last: dict = {}                # marked line -> whether its latest run was traced
+        self.counts: dict = {}              # marked line -> times it ran under a trace
         self._tracing = _trace_probe(self)
 
     def hit(self, line: int):
@@ -62,6 +63,7 @@ class Marks:
         self.last[line] = traced
         if traced:
             self.traced.add(line)
+            self.counts[line] = self.counts.get(line, 0) + 1
 
     def ran_traced(self, line) -> bool:
         """Whether the marked statement holding `line` last ran under a trace of the program."""

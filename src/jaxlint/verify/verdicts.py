@@ -57,8 +57,8 @@ def premise_guessed(judge: Judge, finding, unit, obs, evidence) -> str:
     if finding.code == "JAX108":
         return ""           # about the class: any instance of it, built as the file builds it
     if unit.get("kind") == "synth":
-        if finding.code == "JAX302" and not unit.get("loop_params"):
-            return ""       # a literal trip count: no input decides it
+        if finding.code == "JAX302" and not unit.get("loop_params") and not obs.get("traced_by_guess"):
+            return ""       # a literal trip count in a function the program jits: no input decides it
         return f"the guess chose every argument of `{unit.get('target')}`"
     tainted = unit.get("tainted", {})
     calls = obs.get("calls", [])
