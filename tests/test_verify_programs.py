@@ -27,7 +27,7 @@ from jaxlint.verify.verdicts import CONFIRMED, GUESSED, INCONCLUSIVE, NOT_REPROD
 CASES = pathlib.Path(__file__).parent / "verify_cases"
 NAMES = ["program_calls.py", "methods_and_nested.py", "type_test_program.py", "growth_and_batches.py",
          "shape_drift.py", "lookalike_vmap_int.py", "lookalike_static_field.py", "lookalike_partial_bound.py",
-         "hang_then_more.py", "confirm_then_crash.py", "long_loop.py"]
+         "hang_then_more.py", "confirm_then_crash.py", "long_loop.py", "lookalike_jit_in_loop.py"]
 # false findings the analysis does not (or no longer) make: planted so the verifier is tested on them
 PLANTED = {
     "lookalike_vmap_int.py": Finding("JAX101", 9, 7, "planted: `k` traced", function="top_k_mask", param="k"),
@@ -35,6 +35,7 @@ PLANTED = {
                                           param="n_inner"),
     "lookalike_static_field.py": Finding("JAX101", 18, 7, "planted: `depth` traced", function="_stack",
                                          param="depth", entry="apply"),
+    "lookalike_jit_in_loop.py": Finding("JAX301", 15, 12, "planted: jit per call", function="_scale"),
     "shape_drift.py": Finding("JAX305", 19, 15, "planted: new shape per call", function="total", param="x"),
 }
 
@@ -148,7 +149,7 @@ def test_run_links_a_recompilation_to_a_rule_it_does_not_know_by_name(monkeypatc
 
 
 @pytest.mark.parametrize("name", ["lookalike_vmap_int.py", "lookalike_static_field.py",
-                                  "lookalike_partial_bound.py"])
+                                  "lookalike_partial_bound.py", "lookalike_jit_in_loop.py"])
 def test_look_alikes_are_never_confirmed(results, name):
     fv = results[name]
     [v] = [v for v in fv.findings if (v.finding.line, v.finding.code) ==
@@ -163,6 +164,8 @@ def test_look_alikes_are_never_confirmed(results, name):
         assert v.verdict == INCONCLUSIVE and "made by the program" in v.reason, _show(fv)
     else:
         assert v.verdict == NOT_REPRODUCED and v.basis == "program", _show(fv)
+    if name == "lookalike_jit_in_loop.py":
+        assert "applied jax.jit at line 15 3 times" in v.reason, _show(fv)
 
 
 def test_a_naive_guess_of_the_static_field_would_have_confirmed_it():

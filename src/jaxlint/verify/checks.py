@@ -365,16 +365,22 @@ class Judge:
         kinds = recompile_kinds(finding.code)
         name = short_name(finding.function)
         at_line, by_name = [], []
+        # a rule about two calls that JAX caches apart (JAX304-JAX307, and rules added later) is
+        # shown by the second call to run, whichever of the two the finding points at
+        pair = finding.code not in ("JAX201", "JAX204", "JAX301", "JAX303")
         for fs in stats:
             for r in rc.top_level(fs):
-                here = (r.call_line is not None and start <= r.call_line <= end) or r.def_line == finding.line
+                here = (r.call_line is not None and start <= r.call_line <= end) or r.def_line == finding.line \
+                    or (pair and r.base_line is not None and start <= r.base_line <= end)
                 if here:
                     at_line.append((fs, r))
                 elif name and fs.name == name:
                     by_name.append((fs, r))
         verb = "traced" if obs.get("staged") else "compiled"      # staged: each trace = a compile
         need = GROWTH.get(finding.code, 1)
-        for group in (at_line, by_name):
+        # a recompilation elsewhere confirms nothing about this call; only a function re-created
+        # at the flagged line may be called (and recompile) on another line
+        for group in (at_line, by_name if finding.code == "JAX301" else []):
             matching = [(fs, r) for fs, r in group if r.kind in kinds]
             if not matching:
                 continue
@@ -387,6 +393,8 @@ class Judge:
                                 f"{finding.code} claims growth, which needs more than {need} distinct values"), {}
             lines = {r.call_line for _, r in matching}
             causes = [c.text for c in rc.summarise(fs) if c.kind in kinds and c.call_line in lines]
+            if first.call_line is not None and not start <= first.call_line <= end:
+                causes = [f"{c} (against the call at line {finding.line})" for c in causes]
             cause = causes[0] if causes else first.text
             return "confirmed", f"`{fs.qualname}` {verb} {fs.traces} times: {cause}", \
                 {"function": fs.qualname, "traces": fs.traces, "compiles": fs.compiles,
@@ -433,13 +441,14 @@ class Judge:
                 return "clean", (f"{label} called `{finding.function}` {len(at)} times at line {finding.line} "
                                  f"with no extra compile ({counts})"), {}
             return "weak", f"{label} called `{finding.function}` only once at line {finding.line}", {}
-        # a call that differs from an earlier one (shape, dtype, structure, spelling, value)
+        # a call that differs from another one (shape, dtype, structure, spelling, value): the
+        # second of the two to run would compile again
         for call in at:
-            position = mine.index(call)
-            for earlier in mine[:position]:
-                if earlier.get("args") != call.get("args") or earlier.get("spelling") != call.get("spelling"):
-                    return "clean", (f"{label}: the call at line {finding.line} differs from the earlier one at "
-                                     f"line {earlier.get('line')} and did not compile again ({counts})"), {}
+            for other in mine:
+                if other is not call and (other.get("args") != call.get("args")
+                                          or other.get("spelling") != call.get("spelling")):
+                    return "clean", (f"{label}: the call at line {finding.line} differs from the one at line "
+                                     f"{other.get('line')} and neither compiled again ({counts})"), {}
         what = {"JAX303": "every batch had the same shape (no uneven last batch in this run)",
                 "JAX305": "every call passed the same shapes", "JAX306": "every call passed the same dtypes",
                 "JAX307": "every call passed the same structure"}.get(

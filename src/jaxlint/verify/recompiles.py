@@ -50,6 +50,7 @@ class Recompile:
     text: str = ""              # the cause in plain words
     record: dict = field(default_factory=dict, repr=False)
     nested: bool = False        # traced while another user function was being traced
+    base_line: Optional[int] = None    # the call of the earlier trace this one differs from
 
 
 @dataclass
@@ -125,20 +126,20 @@ def explain(stats: FunctionStats, index: int) -> Recompile:
                                           f"`{stats.name}` object (defined at line {stats.def_line}) "
                                           f"is traced again, and JAX caches per function object"),
                          **base)
-    best = None
+    best, base_line = None, None
     for other in same_object:
         diffs = signature_diffs(other.get("sig"), rec.get("sig"))
         if diffs is None:
             continue
         if best is None or len(diffs) <= len(best):      # ties: the most recent call
-            best = diffs
+            best, base_line = diffs, other.get("call_line")
     if best is None:
         return _from_text(rec, base)
     if not best:
         return Recompile(UNKNOWN, text="traced again with an identical signature (a tracing context such "
                                        "as a config flag or a context manager changed)", **base)
     kind, param, before, after = best[0]
-    return Recompile(kind, param=param, before=before, after=after,
+    return Recompile(kind, param=param, before=before, after=after, base_line=base_line,
                      text=describe(kind, param, before, after, rec.get("call_line")), **base)
 
 
