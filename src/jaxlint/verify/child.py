@@ -251,6 +251,7 @@ def import_module(path: str, name: str, lines=()):
         raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    marks.SPANS.clear()                 # the previous file's, when a child verifies several
     if not lines:
         spec.loader.exec_module(module)
         return module
