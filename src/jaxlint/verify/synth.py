@@ -187,6 +187,14 @@ class _Usage(ast.NodeVisitor):
         if func_text.split(".")[0] in ("jnp", "np", "numpy", "lax") and name not in SHAPE_CALLS and node.args \
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in self.params:
             self.array.add(node.args[0].id)                                  # jnp.convolve(signal, ...)
+        if name in ("scan", "map") and len(node.args) >= (3 if name == "scan" else 2):
+            xs = node.args[2] if name == "scan" else node.args[1]         # mapped over: a leading axis
+            if isinstance(xs, ast.Name) and xs.id in self.params:
+                self.batched.add(xs.id)
+                self.array.add(xs.id)
+        elif name == "fori_loop":
+            for bound in node.args[:2]:                                  # trip-count bounds
+                self.integer |= self._names(bound)
         if name == "range":
             for arg in node.args:
                 self.integer |= self._names(arg)
