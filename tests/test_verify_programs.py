@@ -263,3 +263,24 @@ def test_guessed_verdicts_never_count_what_the_guess_chose(results):
         for v in fv.findings:
             if v.verdict == GUESSED:
                 assert v.basis == "guessed" and "the guess chose" in v.reason, _show(fv)
+
+
+def test_processes_the_program_leaves_running_are_stopped(tmp_path):
+    import os
+    import time
+    case = tmp_path / "leaves.py"
+    pid_file = tmp_path / "worker.pid"
+    case.write_text((CASES / "leaves_a_process.py").read_text()
+                    + f"\n# jaxlint-example: start_and_leave({str(pid_file)!r})\n")
+    [fv] = verify_paths([str(case)], timeout=30)
+    assert [v.verdict for v in fv.findings] == [CONFIRMED], _show(fv)
+    pid = int(pid_file.read_text())
+    for _ in range(50):                      # the zygote stops the child's whole session
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, 9)
+        pytest.fail(f"process {pid} started by the verified program was left running")

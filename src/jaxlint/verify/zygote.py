@@ -148,6 +148,15 @@ def _kill(run: Running):
             pass
 
 
+def _stop_leftovers(run: Running):
+    """Processes the program started and left running (a data-loader worker, a server) are in
+    the child's session: stop them with it."""
+    try:
+        os.killpg(run.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _forward(run: Running, line: bytes):
     """Pass a child's event on; track which job it is working on."""
     try:
@@ -244,6 +253,7 @@ def _loop(jobs, timeout, memory_mb, pending, running, stdin_open, stdin_buffer):
             del running[fd]
             os.close(fd)
             _, wait_status = os.waitpid(run.pid, 0)
+            _stop_leftovers(run)
             _ended(run, _status(wait_status), pending)
         now = time.monotonic()
         for fd, run in list(running.items()):
