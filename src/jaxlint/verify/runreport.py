@@ -109,6 +109,10 @@ def run_program(target: str, args=(), module: bool = False, timeout: Optional[fl
             problem = "the program was interrupted (Ctrl-C)"
             _stop(proc)
             output = proc.communicate()
+        try:                                # what the program started and left running goes too
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         try:
             with open(out) as handle:
                 payload = json.load(handle)
