@@ -393,7 +393,7 @@ class Judge:
                                 f"{finding.code} claims growth, which needs more than {need} distinct values"), {}
             lines = {r.call_line for _, r in matching}
             causes = [c.text for c in rc.summarise(fs) if c.kind in kinds and c.call_line in lines]
-            if first.call_line is not None and not start <= first.call_line <= end:
+            if pair and first.call_line is not None and not start <= first.call_line <= end:
                 causes = [f"{c} (against the call at line {finding.line})" for c in causes]
             cause = causes[0] if causes else first.text
             return "confirmed", f"`{fs.qualname}` {verb} {fs.traces} times: {cause}", \

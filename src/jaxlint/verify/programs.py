@@ -221,6 +221,10 @@ class ProgramIndex:
         kind = self.kind.get(qualname)
         aliases = {a for a, q in self.aliases.items() if q == qualname}
         if kind == "method":
+            if short in ("__init__", "__call__"):
+                # building an instance runs `__init__`; code that builds one is where its
+                # `__call__` gets called (through a variable the AST cannot follow)
+                return {qualname.split(".")[0]}, {short} | aliases
             return set(), {short} | aliases
         return {short} | aliases, aliases
 
