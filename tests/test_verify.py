@@ -320,3 +320,12 @@ def test_check_and_the_parser_never_import_jax():
             "synth, verdicts); "
             "assert not any(m == 'jax' or m.startswith('jax.') for m in sys.modules), 'jax imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_run_applies_the_memory_limit_inside_the_program(tmp_path):
+    # the harness sets the limit itself: nothing runs between fork and exec in the caller
+    script = tmp_path / "hog.py"
+    script.write_text("buffer = bytearray(3 << 30)\nprint('allocated')\n")
+    limited = run_program(str(script), memory_mb=1024, capture=True)
+    assert limited.exit == 1 and limited.error.startswith("MemoryError"), limited.stderr
+    assert "allocated" not in limited.stdout

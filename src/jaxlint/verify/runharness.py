@@ -30,9 +30,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxlint.verify.runharness")
     parser.add_argument("--out", required=True)
     parser.add_argument("--module", action="store_true")
+    parser.add_argument("--memory-mb", type=int, default=0)
     parser.add_argument("target")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args(argv)
+    if options.memory_mb:
+        # set here rather than between fork and exec in the parent, which may run JAX's threads
+        import resource
+        size = options.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
     from jaxlint.verify.recorder import Recorder
 

@@ -22,7 +22,7 @@ from jaxlint.engine import lint_file
 from jaxlint.verify import recompiles as rc
 from jaxlint.verify.checks import recompile_kinds
 from jaxlint.verify.context import SourceContext, read_source
-from jaxlint.verify.supervisor import worker_env
+from jaxlint.verify.supervisor import quiet_fork_warning, worker_env
 
 
 @dataclass
@@ -77,17 +77,12 @@ def run_program(target: str, args=(), module: bool = False, timeout: Optional[fl
     with tempfile.TemporaryDirectory(prefix="jaxlint-run-") as tmp:
         out = os.path.join(tmp, "record.json")
         command = [sys.executable, "-m", "jaxlint.verify.runharness", "--out", out]
+        command += (["--memory-mb", str(int(memory_mb))] if memory_mb else [])
         command += (["--module"] if module else []) + [target] + list(args)
         env = dict(os.environ)
         env["PYTHONPATH"] = _package_root() + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         if memory_mb and "MALLOC_ARENA_MAX" not in env:
             env["MALLOC_ARENA_MAX"] = worker_env()["MALLOC_ARENA_MAX"]
-
-        def limit():
-            if memory_mb:
-                import resource
-                size = int(memory_mb) * 1024 * 1024
-                resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
         pipe = subprocess.PIPE if capture else None
         out_stream = pipe
@@ -96,8 +91,11 @@ def run_program(target: str, args=(), module: bool = False, timeout: Optional[fl
                 out_stream = sys.stderr.fileno()
             except (AttributeError, OSError, ValueError):     # a stderr without a descriptor
                 out_stream = 2
-        proc = subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True, preexec_fn=limit,
-                                stdout=out_stream, stderr=pipe)
+        # no Python runs between fork and exec (the harness sets its own memory limit), so this
+        # is safe even from a process where JAX already started its threads
+        with quiet_fork_warning():
+            proc = subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True,
+                                    stdout=out_stream, stderr=pipe)
         problem = ""
         try:
             output = proc.communicate(timeout=timeout)

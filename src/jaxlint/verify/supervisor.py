@@ -6,11 +6,13 @@ fresh child per file (see `zygote.py`) and runs up to `jobs` of them at once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import threading
+import warnings
 from dataclasses import dataclass, field
 
 
@@ -28,6 +30,16 @@ class JobOutcome:
 
     def of(self, kind: str) -> list:
         return [e for e in self.events if e.get("event") == kind]
+
+
+@contextlib.contextmanager
+def quiet_fork_warning():
+    """JAX warns on any fork once its threads run, but subprocess.Popen without preexec_fn execs
+    at once in the child (no Python runs there): a caller that imported JAX (a notebook, a test)
+    need not see the warning for it."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+        yield
 
 
 def worker_env() -> dict:
@@ -57,8 +69,9 @@ def run_jobs(jobs: list, workers: int = 1, timeout: float = 60.0, memory_mb: int
         return outcomes
     command = [sys.executable, "-m", "jaxlint.verify.zygote", "--jobs", str(workers),
                "--timeout", str(timeout), "--memory-mb", str(memory_mb)]
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=worker_env())
+    with quiet_fork_warning():
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=worker_env())
     stderr_tail = []
 
     def drain_stderr():
