@@ -10,6 +10,7 @@ guessed inputs make JAX fail) must never come out confirmed.
 
 from __future__ import annotations
 
+import io
 import json
 import pathlib
 import sys
@@ -225,7 +226,7 @@ def test_verify_saves_its_verdicts_by_content(tmp_path, monkeypatch):
     assert store.load(str(target), target.read_bytes() + b"\n", str(cache)) == {}
 
 
-def test_check_confirmed_only_hides_what_verify_did_not_reproduce(tmp_path, capsys):
+def test_check_confirmed_only_hides_what_verify_did_not_reproduce(tmp_path, capsys, monkeypatch):
     fixture = pathlib.Path(__file__).parent / "fixtures" / "JAX104" / "pos_prefix_truncate.py"
     target = tmp_path / "prefix.py"
     target.write_text(fixture.read_text())
@@ -244,9 +245,17 @@ def test_check_confirmed_only_hides_what_verify_did_not_reproduce(tmp_path, caps
     # the same from the configuration file
     (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\nconfirmed-only = true\n")
     assert main(["check", "--no-cache", "-j", "1", "--cache-dir", str(cache), str(target)]) == 0
-    # another content: the saved verdict no longer applies
+    # another content: the saved verdict no longer applies ...
+    verified = target.read_bytes()
     target.write_text(fixture.read_text() + "\n")
     assert main(["check", "--no-cache", "-j", "1", "--cache-dir", str(cache), str(target)]) == 1
+    assert where in capsys.readouterr().out
+    # ... but standard input carrying the verified text is judged by that text, not the file
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(verified)))
+    assert main(["check", "--no-cache", "--cache-dir", str(cache), "--stdin-filename", str(target)]) == 0
+    assert where not in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(target.read_bytes())))
+    assert main(["check", "--no-cache", "--cache-dir", str(cache), "--stdin-filename", str(target)]) == 1
     assert where in capsys.readouterr().out
 
 
