@@ -151,3 +151,22 @@ RAGGED_LOADERS = {
     "torch.utils.data.dataloader.DataLoader": ("drop_last", True),
 }
 TF_BATCH_KEYWORD = ("drop_remainder", True)
+
+# --- where batches come from (JAX303), checked against the libraries' documented signatures --
+
+# Calls that split a sequence into batches whose last one is shorter unless the length divides.
+RAGGED_SPLITTERS = {"np.array_split", "jnp.array_split", "itertools.batched", "more_itertools.chunked",
+                    "more_itertools.batched", "toolz.partition_all"}
+# tf.data methods that batch, and the position of their `drop_remainder` parameter.
+TF_BATCH_METHODS = {"batch": 1, "padded_batch": 3}
+TF_DATA_PREFIXES = ("tensorflow",)        # tf.data, tensorflow_datasets
+# Hugging Face `datasets`: Dataset.iter(batch_size, drop_last_batch=False).
+HF_ITER_KEYWORD = "drop_last_batch"
+# Methods after which the batches are no longer the pipeline's (a prefix of them, or re-batched).
+BATCH_STOPPERS = {"take", "unbatch", "rebatch"}
+# Calls and methods that hand on the batches of their argument or receiver unchanged.
+BATCH_PASS_THROUGH = {"tensorflow_datasets.as_numpy", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
+                      "flax.jax_utils.prefetch_to_device", "itertools.cycle", "itertools.chain"}
+BATCH_PASS_THROUGH_BUILTINS = {"iter", "enumerate", "zip", "list", "tuple", "map"}
+BATCH_PASS_THROUGH_METHODS = {"as_numpy_iterator", "prefetch", "__iter__", "cache", "repeat", "map",
+                              "with_format", "shuffle"}

@@ -1,0 +1,356 @@
+"""What the file shows about a value: the expressions a name can hold where it is read.
+
+A name is followed the way Python binds it: the last assignment before the line in its function,
+then the enclosing functions, then the module; a parameter to the arguments the file's calls pass
+(and its default where a call leaves it out); `self.x` to what the class's methods assign. From
+there `values()` gives every Python value an expression can take (`range(1, L - 1)` with `L = 18`
+passed at one call and left at its default 8 at another), `truth()` a flag's value. Anything the
+file does not show is unknown, and callers treat unknown as "say nothing".
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import math
+import operator
+from dataclasses import dataclass
+from typing import Optional
+
+from jaxlint.analysis.module import LineFilter, evaluate_literal, positional_params, pruned_walk
+
+MAX_DEPTH = 4           # calls followed from where a value is read to where it is made
+MAX_VALUES = 64         # a value set larger than this is not worth enumerating
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """Where an expression is evaluated: the enclosing def (None: module level), the line (names
+    bound before it count) and the arguments bound to that def's parameters by the call that led
+    here (param -> (expression, Ctx of the caller))."""
+
+    scope: Optional[ast.AST]
+    line: int
+    bound: tuple = ()          # ((param, (expr, Ctx)), ...): hashable, small
+    depth: int = 0
+
+    def binding(self, name):
+        for param, value in self.bound:
+            if param == name:
+                return value
+        return None
+
+    def deeper(self) -> "Ctx":
+        return Ctx(self.scope, self.line, self.bound, self.depth + 1)
+
+
+@dataclass(frozen=True)
+class Values:
+    """The values an expression can take: those the file shows, and whether that is all of them."""
+
+    known: frozenset = frozenset()
+    complete: bool = False
+
+    @staticmethod
+    def of(*items) -> "Values":
+        return Values(frozenset(items), True)
+
+
+UNKNOWN = Values()
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Div: operator.truediv}
+
+
+class Shown:
+    """Follows names, parameters and attributes of one analysed file to the values it shows."""
+
+    def __init__(self, analysis):
+        self.analysis = analysis
+        self.imports = analysis.imports
+        self.index = analysis.index
+        self.parents = analysis.parents
+        self._callers: dict = {}
+
+    def function_of(self, func, ctx):
+        """The def a call's function expression names: nested, module level, `self.m`/`cls.m`."""
+        scope_info = self.index.by_node.get(id(ctx.scope)) if ctx.scope is not None else None
+        if isinstance(func, ast.Name) and self._is_local(func.id, ctx) \
+                and not (scope_info is not None and func.id in scope_info.nested):
+            return None
+        info = self.analysis.finder.resolve_function(func, scope_info, None)
+        if info is None or any(e.func is info and e.is_jit for e in self.analysis.entries):
+            return None
+        return info
+
+    def bind(self, info, call, ctx, skip_self=None) -> Optional[tuple]:
+        """The call's arguments bound to `info`'s parameters: ((param, (expr, ctx)), ...)."""
+        args = info.node.args
+        positional = positional_params(args)
+        if skip_self or (skip_self is None and info.is_method and isinstance(call.func, ast.Attribute)):
+            positional = positional[1:]
+        bound = []
+        for i, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return None
+            if i < len(positional):
+                bound.append((positional[i], (arg, ctx)))
+        for kw in call.keywords:
+            if kw.arg is None:
+                return None
+            bound.append((kw.arg, (kw.value, ctx)))
+        return tuple(bound)
+
+    # -- values -------------------------------------------------------------------------------
+    def lookup(self, name, ctx) -> Optional[tuple]:
+        """(expression, ctx) `name` was last bound to where `ctx` evaluates, else None."""
+        found = ctx.binding(name)
+        if found is not None:
+            return found
+        scope = ctx.scope
+        line = ctx.line
+        while True:
+            if isinstance(scope, ast.Lambda):
+                if name in _param_names(scope):
+                    return None
+                scope = self.parents.scope_of(scope)
+                continue
+            facts = self.analysis.scope_facts(scope)
+            if name in facts.assignments:
+                # bound strictly before: in `ds = ds.batch(32)` the right side reads the older `ds`
+                before = [(n, v) for n, v in facts.assignments[name] if n < line]
+                if not before:
+                    return None
+                lineno, value = before[-1]
+                if isinstance(value, ast.expr):
+                    return value, Ctx(scope, lineno, ctx.bound if scope is ctx.scope else (), ctx.depth)
+                return None
+            if scope is None:
+                return None
+            if name in _param_names(scope):
+                return None
+            scope = self.parents.scope_of(scope)
+            line = 10 ** 9
+
+    def owner_of_parameter(self, name, ctx) -> Optional[ast.AST]:
+        """The def (this one or an enclosing one) whose parameter `name` is, where `ctx` reads it."""
+        if ctx.binding(name) is not None:
+            return None
+        scope = ctx.scope
+        while scope is not None:
+            if name in _param_names(scope):
+                return scope
+            if not isinstance(scope, ast.Lambda) and name in self.analysis.scope_facts(scope).assignments:
+                return None
+            scope = self.parents.scope_of(scope)
+        return None
+
+    def parameter_values(self, name, ctx) -> list:
+        """What a parameter receives, as (expression, ctx) pairs: what each of the file's calls of
+        its def passes, or the default where a call leaves it out (or no call is seen)."""
+        scope = self.owner_of_parameter(name, ctx)
+        if scope is None or isinstance(scope, ast.Lambda):
+            return []
+        info = self.index.by_node.get(id(scope))
+        if info is None or ctx.depth >= MAX_DEPTH:
+            return []
+        default = _defaults(info.node.args).get(name)
+        default = None if default is None else \
+            (default, Ctx(self.parents.scope_of(info.node), info.node.lineno, (), ctx.depth + 1))
+        found = []
+        for call, skip in self.callers(info):
+            where = Ctx(self.parents.scope_of(call), call.lineno, (), ctx.depth + 1)
+            bound = self.bind(info, call, where, skip_self=skip)
+            if bound is None:
+                continue
+            value = dict(bound).get(name, default)
+            if value is not None:
+                found.append(value)
+        if not found and default is not None:
+            found.append(default)
+        return found
+
+    def attribute_values(self, node, ctx) -> list:
+        """`self.loader`: what the methods of the enclosing class assign to `self.loader`."""
+        if not (isinstance(node.value, ast.Name) and node.value.id == "self") or ctx.scope is None:
+            return []
+        info = self.index.by_node.get(id(ctx.scope))
+        while info is not None and info.cls is None:
+            info = info.parent
+        if info is None or ctx.depth >= MAX_DEPTH:
+            return []
+        found = []
+        for method in info.cls.methods.values():
+            for sub in ast.walk(method.node):
+                if isinstance(sub, ast.Assign):
+                    for target in sub.targets:
+                        if isinstance(target, ast.Attribute) and target.attr == node.attr \
+                                and isinstance(target.value, ast.Name) and target.value.id == "self":
+                            found.append((sub.value, Ctx(method.node, sub.lineno, (), ctx.depth + 1)))
+        return found
+
+    def callers(self, info) -> list:
+        """(call, skips_self) for the calls of a def in this file (by name; a method by attribute,
+        `__init__` by its class's name)."""
+        key = id(info.node)
+        if key not in self._callers:
+            if info.name == "__init__" and info.cls is not None:
+                names, attr, skip = {info.cls.name}, False, True
+            else:
+                names, attr, skip = {info.name}, info.is_method, info.is_method
+            found = []
+            for node in pruned_walk(self.analysis.tree, LineFilter(self.analysis.lines, names)):
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    if isinstance(func, ast.Name) and func.id in names and not attr:
+                        found.append((node, skip))
+                    elif isinstance(func, ast.Attribute) and func.attr in names and attr:
+                        found.append((node, True))
+            self._callers[key] = found
+        return self._callers[key]
+
+    def truth(self, node, ctx, depth=0) -> Optional[bool]:
+        """True/False when the file shows the value of a flag, else None."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int)):
+            return bool(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.truth(node.operand, ctx, depth + 1)
+            return None if inner is None else not inner
+        if isinstance(node, ast.Name) and depth < 6:
+            if node.id in self.index.constants and self.lookup(node.id, ctx) is None \
+                    and isinstance(self.index.constants[node.id], (bool, int)):
+                return bool(self.index.constants[node.id])
+            found = self.lookup(node.id, ctx)
+            if found is not None:
+                return self.truth(found[0], found[1], depth + 1)
+            values = [self.truth(v, c, depth + 1) for v, c in self.parameter_values(node.id, ctx)]
+            if values and all(v is not None for v in values) and len(set(values)) == 1:
+                return values[0]
+        return None
+
+    def literal(self, node, ctx, depth=0):
+        """The Python value of a literal, a module constant or a name bound to one; else None."""
+        if isinstance(node, ast.Name) and depth < 4:
+            found = self.lookup(node.id, ctx)
+            if found is not None:
+                return self.literal(found[0], found[1], depth + 1)
+            if node.id in self.index.constants:
+                return self.index.constants[node.id]
+            values = [self.literal(v, c, depth + 1) for v, c in self.parameter_values(node.id, ctx)]
+            if len(values) == 1:
+                return values[0]
+            return None
+        try:
+            return evaluate_literal(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+
+    def _is_local(self, name, ctx) -> bool:
+        """Is `name` bound in the enclosing def (a variable or parameter hides a def or class)?"""
+        scope = ctx.scope
+        if scope is None or isinstance(scope, ast.Lambda):
+            return False
+        if name in _param_names(scope):
+            return True
+        value = self.analysis.scope_facts(scope).assignments.get(name)
+        return bool(value) and not all(isinstance(v, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                                       for _, v in value)
+
+    def values(self, node, ctx, depth=0) -> Values:
+        """Every value `node` can take where `ctx` evaluates it, as far as the file shows."""
+        if depth > 12 or ctx.depth > MAX_DEPTH:
+            return UNKNOWN
+        if isinstance(node, ast.Constant):
+            value = node.value
+            ok = value is None or isinstance(value, (int, float, str, bool))
+            return Values.of(value) if ok else UNKNOWN
+        if isinstance(node, ast.Name):
+            found = self.lookup(node.id, ctx)
+            if found is not None:
+                return self.values(found[0], found[1], depth + 1)
+            if self.owner_of_parameter(node.id, ctx) is not None:
+                return self._union([self.values(v, c, depth + 1) for v, c in self.parameter_values(node.id, ctx)])
+            if node.id in self.index.constants and not self._is_local(node.id, ctx):
+                value = self.index.constants[node.id]
+                return Values.of(value) if isinstance(value, (int, float, str, bool)) else UNKNOWN
+            return UNKNOWN
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            return self._combine(_BINOPS[type(node.op)], [self.values(node.left, ctx, depth + 1),
+                                                          self.values(node.right, ctx, depth + 1)])
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            sign = operator.neg if isinstance(node.op, ast.USub) else operator.pos
+            return self._combine(sign, [self.values(node.operand, ctx, depth + 1)])
+        if isinstance(node, ast.IfExp):
+            test = self.truth(node.test, ctx)
+            if test is not None:
+                return self.values(node.body if test else node.orelse, ctx, depth + 1)
+            return self._union([self.values(node.body, ctx, depth + 1), self.values(node.orelse, ctx, depth + 1)])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords \
+                and not self._is_local(node.func.id, ctx) and node.func.id not in self.index.module_names:
+            name = node.func.id
+            if name in ("int", "abs", "round") and len(node.args) == 1:
+                return self._combine({"int": int, "abs": abs, "round": round}[name],
+                                     [self.values(node.args[0], ctx, depth + 1)])
+            if name in ("min", "max") and len(node.args) >= 2:
+                return self._combine({"min": min, "max": max}[name],
+                                     [self.values(a, ctx, depth + 1) for a in node.args])
+            if name == "len" and len(node.args) == 1:
+                try:
+                    return Values.of(len(evaluate_literal(node.args[0])))
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    return UNKNOWN
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+                and (self.imports.resolve(node.func) or "") in ("math.ceil", "math.floor"):
+            return self._combine(math.ceil if self.imports.resolve(node.func) == "math.ceil" else math.floor,
+                                 [self.values(node.args[0], ctx, depth + 1)])
+        return UNKNOWN
+
+    @staticmethod
+    def _union(parts) -> Values:
+        known = frozenset().union(*(p.known for p in parts)) if parts else frozenset()
+        complete = bool(parts) and all(p.complete for p in parts) and len(known) <= MAX_VALUES
+        return Values(known if len(known) <= MAX_VALUES else frozenset(), complete)
+
+    @staticmethod
+    def _combine(func, parts) -> Values:
+        if any(not p.known for p in parts):
+            return UNKNOWN
+        if math.prod(len(p.known) for p in parts) > MAX_VALUES:
+            return UNKNOWN
+        out, complete = set(), all(p.complete for p in parts)
+        for combo in itertools.product(*(p.known for p in parts)):
+            if not all(isinstance(v, (int, float)) for v in combo):
+                complete = False
+                continue
+            try:
+                value = func(*combo)
+            except (ArithmeticError, ValueError, TypeError, OverflowError):
+                complete = False
+                continue
+            if isinstance(value, (int, float)) and abs(value) < 2 ** 62:
+                out.add(value)
+            else:
+                complete = False
+        return Values(frozenset(out), complete and bool(out))
+
+
+
+def _param_names(func) -> set:
+    args = func.args
+    names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    return names
+
+
+def _defaults(args) -> dict:
+    positional = args.posonlyargs + args.args
+    out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
+    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return out
+
+
+def text_of(node) -> str:
+    """The source text of an expression ("" for a node that cannot be printed)."""
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 - unparse of odd nodes
+        return ""
