@@ -1,6 +1,11 @@
 """JAX302 unrolled-loop."""
 
+import itertools
+import math
+
+from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
+from jaxlint.analysis.shown import Ctx, Shown
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 
@@ -11,8 +16,12 @@ class UnrolledLoop(Rule):
     family = "recompilation"
     summary = "A Python for-loop over a static range inside a traced function is unrolled."
     what = """
-        Flags a Python `for` over `range(n)` inside a traced function when `n` is a static
-        parameter or a constant at or above a threshold (default 16, `unrolled-loop-threshold`).
+        Flags a Python `for` over `range(...)` inside a traced function when the loop runs at
+        least a threshold of iterations (default 16, `unrolled-loop-threshold`): a literal or
+        module constant, or a static parameter whose value the file shows (a default, a literal
+        or constant passed at a call, arithmetic such as `range(1, L - 1)`). When every value the
+        file shows is below the threshold the loop is not flagged; a loop over a bare static
+        parameter whose value the file does not show is.
     """
     why = """
         JAX traces Python loops by running them: the body is copied into the program once per
@@ -42,23 +51,24 @@ class UnrolledLoop(Rule):
 
     def check(self, analysis):
         threshold = analysis.unrolled_loop_threshold
+        shown = None
         for sink in analysis.sinks:
             if sink.kind != "loop":
                 continue
             stop = sink.value
             bounds = sink.detail.get("bounds", [])
             reason = None
-            if stop.state == vals.STATIC and stop.text.startswith("static:"):
-                if not sink.frame.entry_kind.startswith("jit") or sink.frame.chain:
-                    continue
-                reason = f"`{stop.text[7:]}` is a static parameter: the loop length is a compile-time constant"
-            elif stop.state == vals.STATIC and isinstance(stop.const, int) and not isinstance(stop.const, bool):
+            if stop.state == vals.STATIC and isinstance(stop.const, int) and not isinstance(stop.const, bool):
                 start = bounds[0].const if len(bounds) > 1 and isinstance(bounds[0].const, int) else 0
                 step = bounds[2].const if len(bounds) > 2 and isinstance(bounds[2].const, int) else 1
-                count = max(0, -((start - stop.const) // step)) if step else 0   # len(range()) overflows
+                count = _count(start, stop.const, step)
                 if count < threshold:
                     continue
                 reason = f"it runs {count} iterations (threshold {threshold})"
+            elif all(b.state == vals.STATIC for b in bounds) and sink.frame.entry_kind.startswith("jit") \
+                    and not sink.frame.chain:
+                shown = shown or Shown(analysis)
+                reason = self._static_reason(analysis, shown, sink, threshold)
             if reason is None:
                 continue
             yield Finding(
@@ -67,3 +77,73 @@ class UnrolledLoop(Rule):
                 message=(f"Python for-loop over range() in traced `{sink.frame.function}` is unrolled: "
                          f"{reason}, and compile time grows with the iteration count. "
                          f"Fix: lax.fori_loop or lax.scan"))
+
+    def _static_reason(self, analysis, shown, sink, threshold):
+        """A range over static parameters: report it when a value the file shows for them reaches
+        the threshold, stay silent when every value shown is below it, and when the file shows
+        none, report a loop over a bare static parameter (its length is a compile-time constant)."""
+        loop = sink.node
+        entry = _entry_of(analysis, sink)
+        if entry is None:
+            return None
+        args = loop.iter.args
+        most = None          # (count, call line or None)
+        for line, bound in _scenarios(analysis, entry):
+            ctx = Ctx(entry.node, loop.lineno, bound)
+            parts = [shown.values(a, ctx) for a in args]
+            if not all(p.known for p in parts) or math.prod(len(p.known) for p in parts) > 64:
+                continue
+            for combo in itertools.product(*(p.known for p in parts)):
+                if all(isinstance(v, int) and not isinstance(v, bool) for v in combo):
+                    count = _count(*combo)
+                    if most is None or count > most[0]:
+                        most = (count, line)
+        stop = sink.value
+        bare = stop.text[7:] if stop.text.startswith("static:") else None
+        if most is not None:
+            count, line = most
+            where = f"the arguments of the call at line {line}" if line else "the defaults"
+            if count >= threshold:
+                what = f"`{bare}` is a static parameter, and " if bare else ""
+                return f"{what}it runs {count} iterations with {where} (threshold {threshold})"
+            analysis.notes.append(f"JAX302 not reported at line {loop.lineno}: every value the file "
+                                  f"passes gives at most {count} iterations (threshold {threshold})")
+            return None
+        if bare:
+            return f"`{bare}` is a static parameter: the loop length is a compile-time constant"
+        return None
+
+
+def _count(*bounds) -> int:
+    """len(range(*bounds)) without building the range (len() overflows on huge ranges)."""
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (bounds + (1,))[:3]
+    return max(0, -((start - stop) // step)) if step else 0
+
+
+def _entry_of(analysis, sink):
+    """The jitted entry whose own body holds the loop."""
+    scope = analysis.parents.scope_of(sink.node)
+    for entry in analysis.entries:
+        if entry.node is scope and entry.is_jit and entry.name == sink.frame.entry:
+            return entry
+    return None
+
+
+def _scenarios(analysis, entry):
+    """(call line, bound arguments) for each call of the entry in the file, as the parameters
+    receive them (a default where the call leaves it out); the defaults alone when no call is seen."""
+    parents = analysis.parents
+    defaults = calls.defaults_of(entry)
+    def_ctx = Ctx(parents.scope_of(entry.node), entry.node.lineno)
+    found = []
+    for call, skips_self in analysis.call_sites.get(id(entry), []):
+        site = calls.map_call(call, entry, skips_self)
+        if site.starred:
+            continue
+        caller = Ctx(parents.scope_of(call), call.lineno)
+        bound = [(p, (arg.node, caller)) for p, arg in site.args.items() if not p.startswith("*")]
+        bound += [(p, (d, def_ctx)) for p, d in defaults.items() if p not in site.args]
+        found.append((call.lineno, tuple(bound)))
+    if not found and not analysis.call_sites.get(id(entry)):
+        found.append((None, tuple((p, (d, def_ctx)) for p, d in defaults.items())))
+    return found
