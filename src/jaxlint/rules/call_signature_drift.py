@@ -1,5 +1,7 @@
 """JAX304 call-signature-drift."""
 
+import ast
+
 from jaxlint.analysis import calls
 from jaxlint.analysis.module import positional_params
 from jaxlint.findings import Finding, Fix, NoFix
@@ -13,10 +15,12 @@ class CallSignatureDrift(Rule):
     family = "recompilation"
     summary = "One jitted function called with different spellings of the same arguments."
     what = """
-        Flags the call that introduces a second spelling of a jitted function's call: an argument
+        Flags the call that introduces a new spelling of a jitted function's call: an argument
         passed positionally at one call and by keyword at another, a default left out at one call
         and passed (with the same value) at another, or `1` / `1.0` / `True` for one static
-        parameter. Keyword order does not matter and is not flagged.
+        parameter. A call that repeats a spelling already seen is not flagged (that spelling is
+        compiled once), nor is keyword order. Calls in two different test functions are not
+        compared: each test builds its own inputs, which rarely share a cache entry.
     """
     why = """
         jit caches on the call's structure: positional and keyword arguments are different pytree
@@ -53,9 +57,10 @@ class CallSignatureDrift(Rule):
     """
 
     fix = ("Safe: the call is spelled like the first call (each argument positional or by "
-           "keyword as there, a default left out or passed as there) when no other "
-           "argument has to move; unsafe when argument expressions would be evaluated "
-           "in another order. `1` vs `1.0` vs `True` is not fixed (the type would change).")
+           "keyword as there, a default left out or passed as there), with the later calls "
+           "that repeat its spelling, when no other argument has to move; unsafe when argument "
+           "expressions would be evaluated in another order. `1` vs `1.0` vs `True` is not "
+           "fixed (the type would change).")
 
     def check(self, analysis):
         by_entry = {}
@@ -68,149 +73,232 @@ class CallSignatureDrift(Rule):
     def _check_entry(self, analysis, sites):
         entry = sites[0].entry
         defaults = calls.defaults_of(entry)
-        how_seen = {}        # param -> (how, line)
-        omitted_seen = {}    # param -> line where the default was left out
-        passed_default = {}  # param -> line where the default value was passed explicitly
-        type_seen = {}       # static param -> (type name, line)
+        earlier = []         # (group, spelling, facts) of the calls before this one
         for site in sites:
-            reasons = []
-            for param, arg in site.args.items():
-                first = how_seen.setdefault(param, (arg.how, site.node.lineno))
-                if first[0] != arg.how:
-                    reasons.append(f"`{param}` is passed {_spelled(arg.how)} here but {_spelled(first[0])} "
-                                   f"at line {first[1]}")
-                value = literal_value(analysis, arg.node)
-                if param in defaults and value is not NOT_LITERAL:
-                    default = literal_value(analysis, defaults[param])
-                    if default is not NOT_LITERAL and type(default) is type(value) and default == value:
-                        passed_default.setdefault(param, site.node.lineno)
-                        if param in omitted_seen:
-                            reasons.append(f"the default of `{param}` is passed explicitly here but left "
-                                           f"out at line {omitted_seen[param]}")
-                if param in entry.static and type(value) in (int, float, bool):
-                    kind = type(value).__name__
-                    first_type = type_seen.setdefault(param, (kind, site.node.lineno))
-                    if first_type[0] != kind:
-                        reasons.append(f"static `{param}` is a {kind} here but a {first_type[0]} at line "
-                                       f"{first_type[1]} (equal values, distinct cache entries)")
-            for param in defaults:
-                if param not in site.args:
-                    omitted_seen.setdefault(param, site.node.lineno)
-                    if param in passed_default:
-                        reasons.append(f"`{param}` is left out here but passed with its default value at "
-                                       f"line {passed_default[param]}")
-            if reasons:
-                yield Finding(
-                    code=self.code, line=site.node.lineno, col=site.node.col_offset,
-                    function=entry.name,
-                    message=(f"jitted `{entry.name}` is called with a second spelling: {'; '.join(reasons)}. "
-                             f"jit caches each spelling separately: one more trace and compile. "
-                             f"Fix: spell every call the same way"))
+            group = _flow_of(analysis, site)
+            comparable = [(spelling, facts) for g, spelling, facts in earlier if _comparable(g, group)]
+            facts = self._facts(analysis, site, defaults, entry)
+            spelling = _spelling(facts)
+            reasons = self._reasons(site, facts, [f for _, f in comparable], defaults)
+            earlier.append((group, spelling, facts))
+            if not reasons or any(spelling == seen for seen, _ in comparable):
+                continue     # a spelling already compiled once: no new cache entry here
+            yield Finding(
+                code=self.code, line=site.node.lineno, col=site.node.col_offset,
+                function=entry.name,
+                message=(f"jitted `{entry.name}` is called with a second spelling: {'; '.join(reasons)}. "
+                         f"jit caches each spelling separately: one more trace and compile. "
+                         f"Fix: spell every call the same way"))
+
+    @staticmethod
+    def _facts(analysis, site, defaults, entry) -> dict:
+        """How one call spells each argument: param -> (how, passes the default's value, static type)."""
+        facts = {"line": site.node.lineno, "args": {}, "omitted": set()}
+        for param, arg in site.args.items():
+            value = literal_value(analysis, arg.node)
+            is_default = False
+            if param in defaults and value is not NOT_LITERAL:
+                default = literal_value(analysis, defaults[param])
+                is_default = default is not NOT_LITERAL and type(default) is type(value) and default == value
+            kind = type(value).__name__ if param in entry.static and type(value) in (int, float, bool) else None
+            facts["args"][param] = (arg.how, is_default, kind)
+        facts["omitted"] = {param for param in defaults if param not in site.args}
+        return facts
+
+    @staticmethod
+    def _reasons(site, facts, before, defaults) -> list:
+        """How this call's spelling differs from the first spelling of the same values before it."""
+        reasons = []
+        for param, (how, is_default, kind) in facts["args"].items():
+            first = next(((f["args"][param][0], f["line"]) for f in before if param in f["args"]), None)
+            if first is not None and first[0] != how:
+                reasons.append(f"`{param}` is passed {_spelled(how)} here but {_spelled(first[0])} "
+                               f"at line {first[1]}")
+            if is_default:
+                omitted = next((f["line"] for f in before if param in f["omitted"]), None)
+                if omitted is not None:
+                    reasons.append(f"the default of `{param}` is passed explicitly here but left "
+                                   f"out at line {omitted}")
+            if kind is not None:
+                other = next(((f["args"][param][2], f["line"]) for f in before
+                              if param in f["args"] and f["args"][param][2] is not None), None)
+                if other is not None and other[0] != kind:
+                    reasons.append(f"static `{param}` is a {kind} here but a {other[0]} at line "
+                                   f"{other[1]} (equal values, distinct cache entries)")
+        for param in sorted(facts["omitted"], key=list(defaults).index):
+            passed = next((f["line"] for f in before if param in f["args"] and f["args"][param][1]), None)
+            if passed is not None:
+                reasons.append(f"`{param}` is left out here but passed with its default value at "
+                               f"line {passed}")
+        return reasons
 
     @staticmethod
     def fix_finding(ctx, finding) -> Fix:
         """Spell the call like the first call of the function: each argument positional or by
-        keyword, and each default left out or passed, as there."""
-        import libcst as cst
-
-        from jaxlint.fixer.syntax import NO_SPACE, ONE_SPACE, code_of, has_comment
-
+        keyword, and each default left out or passed, as there. The later calls that repeat this
+        call's spelling (not findings themselves: that spelling was compiled here) are respelled
+        with it, or fixing this one would make the next of them the new second spelling."""
         call, site = ctx.jit_call_at(finding)
         if site.starred:
             raise NoFix("the call passes *args or **kwargs")
         if not ctx.call_is_unambiguous(call):
             raise NoFix("the called name is bound more than once in this file")
-        sites = [s for s in ctx.analysis.jit_calls() if not s.starred]
-        entry = site.entry
-        defaults = calls.defaults_of(entry)
-        first_how, default_first = {}, {}
-        for other in sites:
-            if other.entry is not entry:
-                continue
-            for param, arg in other.args.items():
-                first_how.setdefault(param, arg.how)
-            for param, default in defaults.items():
-                if param not in other.args:
-                    default_first.setdefault(param, "omitted")
-                elif _same_literal(literal_value(ctx.analysis, other.args[param].node),
-                                   literal_value(ctx.analysis, default), NOT_LITERAL):
-                    default_first.setdefault(param, "passed")
-            if other is site:
-                break
-        skips_self = any(c is call and skips for c, skips in ctx.analysis.call_sites.get(id(entry), []))
-        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
-        if skips_self:
-            positional = positional[1:]
-        wanted = {}      # param -> (how, ast node or None, default code)
-        for param, arg in site.args.items():
-            if param.startswith("*"):
-                raise NoFix("arguments in *args")
-            if default_first.get(param) == "omitted" and _same_literal(
-                    literal_value(ctx.analysis, arg.node), literal_value(ctx.analysis, defaults[param]),
-                    NOT_LITERAL):
-                continue
-            wanted[param] = (first_how.get(param, arg.how), arg.node, None)
-        for param in defaults:
-            if param not in site.args and default_first.get(param) == "passed":
-                wanted[param] = (first_how.get(param, "keyword"), None, ctx.text.segment(defaults[param]))
-        by_position = sorted((p for p in wanted if wanted[p][0] == "positional"),
-                             key=lambda p: positional.index(p) if p in positional else 10 ** 6)
-        if by_position != positional[:len(by_position)]:
-            raise NoFix("the first spelling cannot be reproduced without reordering other arguments")
-        node = cst.parse_expression(ctx.text.segment(call))
-        if not isinstance(node, cst.Call) or has_comment(node):
-            raise NoFix("the call holds a comment")
-        cst_args = {}
-        for i, arg in enumerate(a for a in node.args if a.keyword is None):
-            if i >= len(positional) or arg.star:
-                raise NoFix("an argument lands in *args")
-            cst_args[positional[i]] = arg
-        for arg in node.args:
-            if arg.keyword is not None:
-                cst_args[arg.keyword.value] = arg
-        keyword_order = [a.keyword.value for a in node.args if a.keyword is not None]
-        new_keywords = [p for p in keyword_order if p in wanted and wanted[p][0] == "keyword"]
-        new_keywords += [p for p in list(positional) + list(defaults)
-                         if p in wanted and wanted[p][0] == "keyword" and p not in new_keywords]
-        order = by_position + list(dict.fromkeys(new_keywords))
-        new_args = []
-        for param in order:
-            how, _, default_code = wanted[param]
-            arg = cst_args.get(param) or cst.Arg(value=cst.parse_expression(default_code))
-            if how == "keyword":
-                arg = arg.with_changes(keyword=cst.Name(param), equal=cst.AssignEqual(
-                    whitespace_before=NO_SPACE, whitespace_after=NO_SPACE)) if arg.keyword is None else arg
-            else:
-                arg = arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
-            new_args.append(arg)
-        old = list(node.args)
-        separators = [a.comma for a in old[:-1]] or [cst.Comma(whitespace_after=ONE_SPACE)]
-        trailing = old[-1].comma if old else cst.MaybeSentinel.DEFAULT
-        for i, arg in enumerate(new_args):
-            comma = trailing if i == len(new_args) - 1 else separators[min(i, len(separators) - 1)]
-            new_args[i] = arg.with_changes(comma=comma)
-        before = [id(a.value) for a in old]
-        after = [id(a.value) for a in new_args if any(a.value is o.value for o in old)]
-        kept = [v for v in before if v in after]
-        reordered = kept != after
-        if reordered and not all(_pure(a.value) for a in old):
-            safe, why = False, "the arguments would be evaluated in a different order"
-        else:
-            safe, why = True, ""
-        text = code_of(node.with_changes(args=new_args))
-        start, end = ctx.text.span(call)
-        changes = []
-        for param, arg in site.args.items():
-            if param not in wanted:
-                changes.append(f"leave out `{param}` (its default)")
-            elif wanted[param][0] != arg.how:
-                how = "by keyword" if wanted[param][0] == "keyword" else "positionally"
-                changes.append(f"pass `{param}` {how}")
-        changes += [f"pass the default `{p}` explicitly" for p in wanted if p not in site.args]
-        description = f"Spell the call like the first call of `{entry.name}`: {', '.join(changes)}"
+        sites = [s for s in ctx.analysis.jit_calls() if not s.starred and s.entry is site.entry]
+        targets = [site] + _repeats_of(ctx.analysis, sites, site)
+        edits, why = [], ""
+        description = ""
+        for target in targets:
+            edit, changes, unsafe = _respelled(ctx, sites, target)
+            edits.append(edit)
+            why = why or unsafe
+            if target is site:
+                description = f"Spell the call like the first call of `{site.entry.name}`: {', '.join(changes)}"
+        if len(targets) > 1:
+            lines = ", ".join(str(t.node.lineno) for t in targets[1:])
+            description += f" (and the calls spelled the same way at line{'s' if len(targets) > 2 else ''} {lines})"
         if why:
             description += f" (unsafe: {why})"
-        return Fix(description=description, safe=safe, edits=((start, end, text),), why_unsafe=why)
+        return Fix(description=description, safe=not why, edits=tuple(edits), why_unsafe=why)
+
+
+def _repeats_of(analysis, sites, site) -> list:
+    """The later calls of the same function that repeat `site`'s spelling and can share its cache entry."""
+    defaults = calls.defaults_of(site.entry)
+    group = _flow_of(analysis, site)
+    spelling = _spelling(CallSignatureDrift._facts(analysis, site, defaults, site.entry))
+    found, after = [], False
+    for other in sites:
+        if other is site:
+            after = True
+            continue
+        if after and _comparable(group, _flow_of(analysis, other)) and _spelling(
+                CallSignatureDrift._facts(analysis, other, defaults, other.entry)) == spelling:
+            found.append(other)
+    return found
+
+
+def _respelled(ctx, sites, site) -> tuple:
+    """((start, end, new text), the changes made, why it is unsafe or "") for one call."""
+    import libcst as cst
+
+    from jaxlint.fixer.syntax import NO_SPACE, ONE_SPACE, code_of, has_comment
+
+    call = site.node
+    group = _flow_of(ctx.analysis, site)
+    entry = site.entry
+    defaults = calls.defaults_of(entry)
+    first_how, default_first = {}, {}
+    for other in sites:
+        if not _comparable(group, _flow_of(ctx.analysis, other)):
+            continue
+        for param, arg in other.args.items():
+            first_how.setdefault(param, arg.how)
+        for param, default in defaults.items():
+            if param not in other.args:
+                default_first.setdefault(param, "omitted")
+            elif _same_literal(literal_value(ctx.analysis, other.args[param].node),
+                               literal_value(ctx.analysis, default), NOT_LITERAL):
+                default_first.setdefault(param, "passed")
+        if other is site:
+            break
+    skips_self = any(c is call and skips for c, skips in ctx.analysis.call_sites.get(id(entry), []))
+    positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+    if skips_self:
+        positional = positional[1:]
+    wanted = {}      # param -> (how, ast node or None, default code)
+    for param, arg in site.args.items():
+        if param.startswith("*"):
+            raise NoFix("arguments in *args")
+        if default_first.get(param) == "omitted" and _same_literal(
+                literal_value(ctx.analysis, arg.node), literal_value(ctx.analysis, defaults[param]),
+                NOT_LITERAL):
+            continue
+        wanted[param] = (first_how.get(param, arg.how), arg.node, None)
+    for param in defaults:
+        if param not in site.args and default_first.get(param) == "passed":
+            wanted[param] = (first_how.get(param, "keyword"), None, ctx.text.segment(defaults[param]))
+    by_position = sorted((p for p in wanted if wanted[p][0] == "positional"),
+                         key=lambda p: positional.index(p) if p in positional else 10 ** 6)
+    if by_position != positional[:len(by_position)]:
+        raise NoFix("the first spelling cannot be reproduced without reordering other arguments")
+    node = cst.parse_expression(ctx.text.segment(call))
+    if not isinstance(node, cst.Call) or has_comment(node):
+        raise NoFix("the call holds a comment")
+    cst_args = {}
+    for i, arg in enumerate(a for a in node.args if a.keyword is None):
+        if i >= len(positional) or arg.star:
+            raise NoFix("an argument lands in *args")
+        cst_args[positional[i]] = arg
+    for arg in node.args:
+        if arg.keyword is not None:
+            cst_args[arg.keyword.value] = arg
+    keyword_order = [a.keyword.value for a in node.args if a.keyword is not None]
+    new_keywords = [p for p in keyword_order if p in wanted and wanted[p][0] == "keyword"]
+    new_keywords += [p for p in list(positional) + list(defaults)
+                     if p in wanted and wanted[p][0] == "keyword" and p not in new_keywords]
+    order = by_position + list(dict.fromkeys(new_keywords))
+    new_args = []
+    for param in order:
+        how, _, default_code = wanted[param]
+        arg = cst_args.get(param) or cst.Arg(value=cst.parse_expression(default_code))
+        if how == "keyword":
+            arg = arg.with_changes(keyword=cst.Name(param), equal=cst.AssignEqual(
+                whitespace_before=NO_SPACE, whitespace_after=NO_SPACE)) if arg.keyword is None else arg
+        else:
+            arg = arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+        new_args.append(arg)
+    old = list(node.args)
+    separators = [a.comma for a in old[:-1]] or [cst.Comma(whitespace_after=ONE_SPACE)]
+    trailing = old[-1].comma if old else cst.MaybeSentinel.DEFAULT
+    for i, arg in enumerate(new_args):
+        comma = trailing if i == len(new_args) - 1 else separators[min(i, len(separators) - 1)]
+        new_args[i] = arg.with_changes(comma=comma)
+    before = [id(a.value) for a in old]
+    after = [id(a.value) for a in new_args if any(a.value is o.value for o in old)]
+    kept = [v for v in before if v in after]
+    reordered = kept != after
+    if reordered and not all(_pure(a.value) for a in old):
+        safe, why = False, "the arguments would be evaluated in a different order"
+    else:
+        safe, why = True, ""
+    text = code_of(node.with_changes(args=new_args))
+    start, end = ctx.text.span(call)
+    changes = []
+    for param, arg in site.args.items():
+        if param not in wanted:
+            changes.append(f"leave out `{param}` (its default)")
+        elif wanted[param][0] != arg.how:
+            how = "by keyword" if wanted[param][0] == "keyword" else "positionally"
+            changes.append(f"pass `{param}` {how}")
+    changes += [f"pass the default `{p}` explicitly" for p in wanted if p not in site.args]
+    return (start, end, text), changes, "" if safe else why
+
+
+
+
+def _spelling(facts) -> tuple:
+    """What jit's cache key sees of a call's spelling: which arguments are passed how, which
+    defaults are left out, and the Python type of static literals."""
+    return (frozenset((p, how, kind) for p, (how, _, kind) in facts["args"].items()),
+            frozenset(facts["omitted"]))
+
+
+def _flow_of(analysis, site):
+    """The test function a call sits in (each test runs on its own inputs), else None."""
+    scope = site.scope
+    outer = None
+    while scope is not None:
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            outer = scope
+        scope = analysis.parents.scope_of(scope)
+    if outer is not None and outer.name.startswith("test"):
+        return id(outer)
+    return None
+
+
+def _comparable(a, b) -> bool:
+    """Two calls can share a cache entry unless they sit in two different test functions."""
+    return a is None or b is None or a == b
 
 
 def _spelled(how: str) -> str:

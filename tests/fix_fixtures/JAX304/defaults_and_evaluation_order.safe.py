@@ -12,6 +12,6 @@ def sample(key, logits, temperature=1.0):
 def run(logits, make_key, prepare):
     a = sample(make_key(), logits, temperature=1.0)
     b = sample(make_key(), logits, temperature=1.0)  # <- fix
-    c = sample(make_key(), prepare(logits), temperature=1.0)  # <- fix
+    c = sample(key=make_key(), logits=prepare(logits), temperature=1.0)  # <- fix
     d = sample(logits=prepare(logits), key=make_key(), temperature=1.0)  # <- fix
     return a, b, c, d
