@@ -170,3 +170,34 @@ BATCH_PASS_THROUGH = {"tensorflow_datasets.as_numpy", "tqdm.tqdm", "tqdm.auto.tq
 BATCH_PASS_THROUGH_BUILTINS = {"iter", "enumerate", "zip", "list", "tuple", "map"}
 BATCH_PASS_THROUGH_METHODS = {"as_numpy_iterator", "prefetch", "__iter__", "cache", "repeat", "map",
                               "with_format", "shuffle"}
+
+# --- objects that hash by identity (JAX204) --------------------------------------------------
+
+# optax's public factories (optax 0.2.8: the functions its __init__ exports that return a
+# GradientTransformation or a Schedule). Each call builds new closures: a transformation is a
+# NamedTuple of them, so two `optax.adam(1e-3)` compare unequal and a fresh one passed as a static
+# argument compiles again (checked under JAX 0.10.2).
+OPTAX_FACTORIES = frozenset("optax." + _name for _name in (
+    "adabelief", "adadelta", "adafactor", "adagrad", "adam", "adamax", "adamaxw", "adamw", "adan",
+    "adaptive_grad_clip", "add_decayed_weights", "add_noise", "amsgrad", "apply_every",
+    "apply_if_finite", "centralize", "chain", "clip", "clip_by_block_rms", "clip_by_global_norm",
+    "conditionally_mask", "conditionally_transform", "constant_schedule", "cosine_decay_schedule",
+    "cosine_onecycle_schedule", "differentially_private_aggregate", "dpsgd", "ema",
+    "exponential_decay", "flatten", "freeze", "fromage", "identity", "inject_hyperparams",
+    "inject_stateful_hyperparams", "join_schedules", "keep_params_nonnegative", "lamb", "lars",
+    "lbfgs", "linear_onecycle_schedule", "linear_schedule", "lion", "lookahead", "masked",
+    "measure_with_ema", "named_chain", "noisy_sgd", "normalize_by_update_norm", "novograd",
+    "optimistic_adam", "optimistic_adam_v2", "optimistic_gradient_descent", "partition",
+    "piecewise_constant_schedule", "piecewise_interpolate_schedule", "polyak_sgd",
+    "polynomial_schedule", "radam", "rmsprop", "rprop", "scale", "scale_by_adadelta",
+    "scale_by_adam", "scale_by_adamax", "scale_by_adan", "scale_by_amsgrad",
+    "scale_by_backtracking_linesearch", "scale_by_belief", "scale_by_distance_over_gradients",
+    "scale_by_lbfgs", "scale_by_learning_rate", "scale_by_lion", "scale_by_novograd",
+    "scale_by_optimistic_gradient", "scale_by_param_block_norm", "scale_by_param_block_rms",
+    "scale_by_polyak", "scale_by_radam", "scale_by_rms", "scale_by_rprop", "scale_by_rss",
+    "scale_by_schedule", "scale_by_sign", "scale_by_sm3", "scale_by_stddev",
+    "scale_by_trust_ratio", "scale_by_yogi", "scale_by_zoom_linesearch", "selective_transform",
+    "set_to_zero", "sgd", "sgdr_schedule", "sign_sgd", "signum", "sm3", "snapshot", "stateless",
+    "stateless_with_tree_map", "trace", "warmup_constant_schedule", "warmup_cosine_decay_schedule",
+    "warmup_exponential_decay_schedule", "with_extra_args_support", "yogi", "zero_nans",
+))

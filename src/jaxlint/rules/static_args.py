@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from jaxlint.analysis.module import evaluate_literal
+from jaxlint.analysis import api_tables as api
+from jaxlint.analysis.module import evaluate_literal, positional_params
 
 _ARRAY_CONSTRUCTORS = ("np.", "jnp.")
 _ARRAY_FUNCS = {"array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
@@ -76,10 +77,26 @@ def identity_hashed_kind(analysis, site, node) -> Optional[tuple]:
         name = analysis.imports.resolve(value.func) or ""
         if name == "functools.partial":
             return "a functools.partial", value
+        if name in api.OPTAX_FACTORIES:
+            return (f"a new `{name}(...)` (a NamedTuple of closures made by each call, equal only "
+                    f"to itself)"), value
         cls = class_called(analysis, value)
         if cls is not None and hashed_by_identity(analysis, cls):
             return f"a new `{cls.name}` instance (hashed by identity)", value
     return None
+
+
+def static_receiver(site) -> Optional[tuple]:
+    """(self parameter, receiver expression) when a jitted method with a static `self`
+    (`static_argnums=0`) is called on an object: `Integrator(dt).step(q, p)`."""
+    entry = site.entry
+    func = site.node.func
+    if entry.func is None or not entry.func.is_method or entry.bound or not isinstance(func, ast.Attribute):
+        return None
+    params = positional_params(entry.args)
+    if not params or params[0] not in entry.static:
+        return None
+    return params[0], func.value
 
 
 def hashed_by_identity(analysis, cls, seen=None) -> bool:

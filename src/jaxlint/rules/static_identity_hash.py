@@ -2,7 +2,7 @@
 
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
-from jaxlint.rules.static_args import identity_hashed_kind
+from jaxlint.rules.static_args import identity_hashed_kind, static_receiver
 
 
 class StaticIdentityHash(Rule):
@@ -13,8 +13,10 @@ class StaticIdentityHash(Rule):
     what = """
         Flags a call passing a freshly built object that is hashed by identity (a lambda, a
         `functools.partial`, an instance of a class without `__eq__`/`__hash__`, a
-        `@dataclass(eq=False)`) to a static parameter, where that object is created again and
-        again: inside a loop, or in a function that runs repeatedly.
+        `@dataclass(eq=False)`, an optax transformation or schedule) to a static parameter, where
+        that object is created again and again: inside a loop, or in a function that runs
+        repeatedly. A jitted method with a static `self` (`static_argnums=0`) called on a new
+        instance each time (`Integrator(dt).step(q, p)`) is the same case.
     """
     why = """
         jit's cache compares static arguments by hash and equality. Two lambdas with the same
@@ -52,10 +54,12 @@ class StaticIdentityHash(Rule):
 
     def check(self, analysis):
         for site in analysis.jit_calls():
-            for param, arg in site.args.items():
-                if param not in site.entry.static:
-                    continue
-                found = identity_hashed_kind(analysis, site, arg.node)
+            passed = [(param, arg.node) for param, arg in site.args.items() if param in site.entry.static]
+            receiver = static_receiver(site)
+            if receiver is not None:
+                passed.insert(0, receiver)      # the object a method with a static `self` runs on
+            for param, node in passed:
+                found = identity_hashed_kind(analysis, site, node)
                 if not found:
                     continue
                 kind, created = found
