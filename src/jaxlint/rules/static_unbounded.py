@@ -1,8 +1,10 @@
 """JAX201 static-unbounded."""
 
 from jaxlint.analysis import calls
+from jaxlint.analysis.shown import Shown
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
+from jaxlint.rules.bounded import Bounded
 
 
 class StaticUnbounded(Rule):
@@ -14,7 +16,10 @@ class StaticUnbounded(Rule):
         Flags a call of a jitted function whose static parameter receives a value that changes
         from call to call: a loop variable or anything computed from it, an `enumerate` index, a
         counter updated in the loop, `len()`/`.shape` of per-iteration data, `float()`/`.item()`
-        of an array. Literals, module constants and small literal sets are bounded: not flagged.
+        of an array. Bounded values are not flagged: literals, module constants, small literal
+        sets, a value looked up in a fixed table (a dict, or a list display filled from one), and
+        the shape of an array that the same call passes (a new value comes with a new input
+        shape, which compiles again anyway).
     """
     why = """
         The values of static arguments are part of jit's cache key. Every distinct value traces
@@ -53,6 +58,7 @@ class StaticUnbounded(Rule):
 
     def check(self, analysis):
         varying_cache = {}
+        shown = None
         for site in analysis.jit_calls():
             for param, arg in site.args.items():
                 if param not in site.entry.static:
@@ -62,6 +68,14 @@ class StaticUnbounded(Rule):
                         varying_cache[id(loop)] = calls.varying_names(loop, _resolver(analysis, site.scope))
                     reason = calls.expr_varies(arg.node, varying_cache[id(loop)])
                     if reason:
+                        shown = shown or Shown(analysis)
+                        bounded = Bounded(analysis, shown, site, loop, varying_cache[id(loop)]).reason(arg.node)
+                        if bounded:
+                            analysis.notes.append(
+                                f"JAX201 not reported at line {site.node.lineno}: static `{param}` of "
+                                f"`{site.entry.name}` changes in the loop at line {loop.lineno}, but "
+                                f"takes few values: {bounded}")
+                            break
                         yield Finding(
                             code=self.code, line=site.node.lineno, col=site.node.col_offset,
                             function=site.entry.name, param=param,
