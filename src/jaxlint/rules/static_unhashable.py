@@ -2,9 +2,10 @@
 
 import ast
 
+from jaxlint.analysis import calls
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
-from jaxlint.rules.static_args import unhashable_kind
+from jaxlint.rules.static_args import resolve_value, unhashable_kind
 
 _UNHASHABLE_ANNOTATIONS = {"list", "dict", "set", "List", "Dict", "Set", "typing.List", "typing.Dict",
                            "typing.Set", "np.ndarray", "numpy.ndarray", "jax.Array", "jnp.ndarray",
@@ -19,7 +20,9 @@ class StaticUnhashable(Rule):
     what = """
         Flags a call passing a list/dict/set display or comprehension, a NumPy or JAX array, or an
         instance of a non-frozen `@dataclass` to a static parameter (directly or through a
-        variable), and static parameters annotated with such types.
+        variable), and static parameters annotated with such types, unless a call in the file
+        passes that parameter a hashable value (a tuple for a `Sequence[int]`: the annotation is
+        looser than the values, and a call passing a list is reported where it is made).
     """
     why = """
         Static arguments are dictionary keys of jit's cache, so they must be hashable. JAX raises
@@ -70,6 +73,14 @@ class StaticUnhashable(Rule):
                 if a.arg in entry.static and a.annotation is not None:
                     text = ast.unparse(a.annotation).split("[")[0]
                     if text in _UNHASHABLE_ANNOTATIONS:
+                        lines = _hashable_calls(analysis, entry, a.arg)
+                        if lines:
+                            analysis.notes.append(
+                                f"JAX202 not reported at line {a.lineno}: `{a.arg}` is annotated "
+                                f"`{ast.unparse(a.annotation)}`, but the call{'s' if len(lines) > 1 else ''} "
+                                f"at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))} "
+                                f"pass{'' if len(lines) > 1 else 'es'} a hashable value")
+                            continue
                         yield Finding(
                             code=self.code, line=a.lineno, col=a.col_offset, function=entry.name,
                             param=a.arg,
@@ -102,6 +113,33 @@ class StaticUnhashable(Rule):
         why = "the callee receives a tuple instead of a list (list methods, `==` with lists and `+` differ)"
         return Fix(description=f"Pass a tuple to static {names} (unsafe: {why})", safe=False,
                    edits=tuple(edits), why_unsafe=why)
+
+
+def _hashable_calls(analysis, entry, param) -> list:
+    """The lines of the file's calls of `entry` that pass `param` a value known to be hashable (a
+    tuple display, `tuple(...)`, a constant; the default when left out). Then the annotation is
+    looser than the values: a call that passes a list is reported where it is made."""
+    lines = []
+    default = calls.defaults_of(entry).get(param)
+    for call, skips_self in analysis.call_sites.get(id(entry), []):
+        site = calls.map_call(call, entry, skips_self)
+        if site.starred:
+            continue
+        arg = site.args.get(param)
+        node = arg.node if arg is not None else default
+        if node is not None and _hashable(analysis, site, node):
+            lines.append(call.lineno)
+    return lines
+
+
+def _hashable(analysis, site, node, depth=0) -> bool:
+    value = resolve_value(analysis, site, node) if depth < 4 else None
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.Tuple):
+        return all(_hashable(analysis, site, e, depth + 1) for e in value.elts)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+        and value.func.id in ("tuple", "frozenset") and value.func.id not in analysis.index.module_names
 
 
 # -- the fix's helpers ---------------------------------------------------------------------------
