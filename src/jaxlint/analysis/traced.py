@@ -230,10 +230,11 @@ class TracedFinder:
                 entry.fresh = f"a new functools.partial of `{func.name}`"
                 return entry
             if inner in api.CALL_THROUGH_WRAPPERS and target.args:
-                # jax.jit(jax.grad(f)): f's parameters are traced too.
+                # jax.jit(jax.grad(f), static_argnums=1): f's parameters are traced, and the
+                # static arguments name them (the transform keeps f's signature).
                 func = self.resolve_function(target.args[0], scope, cls)
                 if func is not None:
-                    entry = self._add(wrapper, site, func=func, keywords=[], bound=set())
+                    entry = self._add(wrapper, site, func=func, keywords=keywords, bound=set())
                     entry.fresh = f"the new function returned by {inner}(`{func.name}`)"
                     return entry
             return None
