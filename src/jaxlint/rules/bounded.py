@@ -39,10 +39,9 @@ class Bounded:
 
     def reason(self, node) -> Optional[str]:
         """Why `node` (a static argument of the call) is bounded, or None."""
-        if self._iterates_table(self.loop) and self._from_entries(node, set()):
-            return (f"the loop at line {self.loop.lineno} runs over the entries of "
-                    f"`{text_of(self.loop.iter)}`, and the value is computed from the entry (one value "
-                    f"per entry at most)")
+        if self._iterates_table(self.loop, dicts_only=True) and self._from_entries(node, set()):
+            return (f"the loop at line {self.loop.lineno} runs over the entries of a fixed table, and "
+                    f"the value is computed from the entry (one value per entry at most)")
         found = self._check(node, None, 0)
         return "; ".join(sorted(found)) if found else None
 
@@ -51,7 +50,7 @@ class Bounded:
         value carried from one iteration to the next, nothing read from array data)?"""
         if _reads_data(node):
             return False
-        loop_names = set(calls._names(self.loop.target))
+        loop_names = {n for t, _ in _targets_and_iterables(self.loop) for n in calls._names(t)}
         for sub in ast.walk(node):
             if not isinstance(sub, ast.Name) or sub.id in seen or sub.id in loop_names:
                 continue
@@ -129,8 +128,8 @@ class Bounded:
             return self._check(found[0], func, depth + 1) if found is not None else None
         bindings = self.loop_bindings.get(name)
         if not bindings:
-            if _binds(self.loop, name) and self._iterates_table(self.loop):
-                return {f"it comes from the entries of `{text_of(self.loop.iter)}`, one value per entry at most"}
+            if _binds(self.loop, name) and self._iterates_table(self.loop, name):
+                return {"it comes from the entries of a fixed table the loop runs over, one value per entry at most"}
             return None
         # the bindings before the call in the body reach it; the later ones only the next iteration
         before = [b for b in bindings if b[2].lineno < self.site.node.lineno] or bindings
@@ -219,12 +218,18 @@ class Bounded:
                     return text_of(arg.annotation).strip("'\"").split("[")[0] in _TABLE_ANNOTATIONS
         return False
 
-    def _iterates_table(self, loop) -> bool:
+    def _iterates_table(self, loop, name=None, dicts_only=False) -> bool:
         """`for k, v in d.items()`, `for k in list(d.keys())`, `for k in d` over a dict, `for x in
-        ("a", "b")`: at most one value per entry of a fixed table."""
-        if not isinstance(loop, (ast.For, ast.AsyncFor)):
-            return False
-        it = loop.iter
+        widths` over a literal list: at most one value per entry of a fixed table. For a
+        comprehension, the generator that binds `name` (all of them without a name)."""
+        pairs = _targets_and_iterables(loop)
+        if name is not None:
+            pairs = [(t, it) for t, it in pairs if name in set(calls._names(t))]
+        return bool(pairs) and all(self._table_iterable(it, loop, dicts_only) for _, it in pairs)
+
+    def _table_iterable(self, it, loop, dicts_only=False) -> bool:
+        """Over a dict's entries; with `dicts_only` False also over a literal list or tuple (whose
+        elements are bounded, though their sizes are data: `len(sentence)`)."""
         while isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("list", "sorted", "tuple") \
                 and len(it.args) == 1:
             it = it.args[0]
@@ -233,9 +238,10 @@ class Bounded:
             return True
         if isinstance(it, ast.Name):
             found = self.shown.lookup(it.id, Ctx(self.analysis.parents.scope_of(loop), loop.lineno))
-            if found is not None and isinstance(found[0], (ast.Dict, ast.DictComp)):
+            if found is not None and (isinstance(found[0], (ast.Dict, ast.DictComp)) or not dicts_only
+                                      and calls._is_small_literal_collection(found[0])):
                 return True
-        return calls._is_small_literal_collection(it)
+        return not dicts_only and calls._is_small_literal_collection(it)
 
     def _filled_from_tables(self, name, scope) -> bool:
         """A list display grown by `.append`/`.extend` only in loops over dicts or literal sets."""
@@ -284,8 +290,16 @@ def _bindings_in(loop) -> dict:
     return found
 
 
+def _targets_and_iterables(loop) -> list:
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        return [(loop.target, loop.iter)]
+    if isinstance(loop, calls.COMPREHENSIONS):
+        return [(g.target, g.iter) for g in loop.generators]
+    return []
+
+
 def _binds(loop, name) -> bool:
-    return isinstance(loop, (ast.For, ast.AsyncFor)) and name in set(calls._names(loop.target))
+    return any(name in set(calls._names(t)) for t, _ in _targets_and_iterables(loop))
 
 
 def _flat_index(target, name) -> Optional[int]:
