@@ -201,3 +201,7 @@ OPTAX_FACTORIES = frozenset("optax." + _name for _name in (
     "stateless_with_tree_map", "trace", "warmup_constant_schedule", "warmup_cosine_decay_schedule",
     "warmup_exponential_decay_schedule", "with_extra_args_support", "yogi", "zero_nans",
 ))
+
+# Dataset loaders that batch when given a batch size, keeping the last partial batch
+# (tensorflow_datasets.load: batch_size=-1 means the whole split as one array).
+BATCHING_LOADS = {"tensorflow_datasets.load": "batch_size"}

@@ -30,6 +30,7 @@ class RaggedLoop:
     source: str                         # for the message: where the batches come from
     names: set = field(default_factory=set)         # names that hold a batch in the loop
     slice_vars: set = field(default_factory=set)    # range loops: x[i:i + bs] with i in here
+    nodes: set = field(default_factory=set)         # ids of expressions that give a batch: next(it)
 
     def uses(self, expr) -> bool:
         """Does `expr` pass a batch of this loop (not its size, not a batch padded to full size)?"""
@@ -37,6 +38,8 @@ class RaggedLoop:
             if self.slice_vars and _is_batch_slice(sub, self.slice_vars):
                 return True
             if isinstance(sub, ast.Name) and sub.id in self.names:
+                return True
+            if id(sub) in self.nodes:
                 return True
         return False
 
@@ -59,15 +62,35 @@ class BatchSources(Shown):
         elif isinstance(loop, (ast.For, ast.AsyncFor)):
             target, iterable, body = loop.target, loop.iter, loop.body
         else:
-            return None
+            return self._next_batches(loop, loop.body, ctx)
         by_range = self._range_batches(loop, target, iterable, body, ctx)
-        if by_range is not None:
-            return by_range or None
-        source = self.ragged(iterable, ctx)
+        if by_range:
+            return by_range
+        source = self.ragged(iterable, ctx) if by_range is None else None
         if source is None:
-            return None
+            return self._next_batches(loop, body, ctx)
         names = set(_target_names(target))
         return RaggedLoop(loop, source, _derived_names(body, names, self._is_step_call))
+
+    def _next_batches(self, loop, body, ctx) -> Optional[RaggedLoop]:
+        """`batch = next(batches)` in the loop, where `batches` is a ragged source (the generator
+        of JAX's MNIST example, `iter(loader)`): each such value is a batch."""
+        found, source = set(), None
+        for node in _nodes_in(body):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next" \
+                    and node.args and not self._is_local("next", ctx):
+                why = self.ragged(node.args[0], Ctx(ctx.scope, node.lineno, ctx.bound, ctx.depth))
+                if why:
+                    found.add(id(node))
+                    source = source or why
+        if not found:
+            return None
+        names = set()
+        for targets, value in _assignments(body):
+            if isinstance(value, ast.expr) and any(id(n) in found for n in ast.walk(value)):
+                for target in targets:
+                    names.update(_target_names(target))
+        return RaggedLoop(loop, source, _derived_names(body, names, self._is_step_call), nodes=found)
 
     def _range_batches(self, loop, target, iterable, body, ctx) -> Optional[object]:
         """`for i in range(0, n, bs): f(x[i:i + bs])` and `for b in range(ceil(n / bs)):
@@ -145,6 +168,13 @@ class BatchSources(Shown):
             return self._torch_loader(call.args, call.keywords, ctx, call.lineno)
         if name in api.RAGGED_SPLITTERS:
             return self._splitter(name, call, ctx)
+        if name in api.BATCHING_LOADS:
+            size = next((k.value for k in call.keywords if k.arg == api.BATCHING_LOADS[name]), None)
+            values = self.values(size, ctx) if size is not None else None
+            if values is not None and values.complete and values.known and all(
+                    isinstance(v, int) and v > 0 for v in values.known):
+                return f"{name}(..., batch_size=...) at line {call.lineno}, which keeps the last partial batch"
+            return None
         func = call.func
         if isinstance(func, ast.Attribute):
             attr = func.attr
@@ -471,7 +501,35 @@ class BatchSources(Shown):
             if any(isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod) and text_of(sub.left) == text_of(n)
                    and text_of(sub.right) == text_of(bs) for sub in ast.walk(extra)):
                 return n, bs
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.left, ast.Name):
+            # `full, leftover = divmod(n, bs)` ... `full + bool(leftover)`
+            quotient = self._divmod_part(node.left.id, ctx)
+            if quotient is not None and quotient[2] == 0:
+                for sub in ast.walk(node.right):
+                    if isinstance(sub, ast.Name):
+                        rest = self._divmod_part(sub.id, ctx)
+                        if rest is not None and rest[2] == 1 and rest[3] is quotient[3]:
+                            return quotient[0], quotient[1]
         return None
+
+    def _divmod_part(self, name, ctx) -> Optional[tuple]:
+        """(n, bs, 0 or 1, the call) when `name` was bound by `q, r = divmod(n, bs)` in the
+        enclosing functions or the module."""
+        scope = ctx.scope
+        while True:
+            if not isinstance(scope, ast.Lambda):
+                body = scope.body if scope is not None else self.analysis.tree.body
+                for stmt in _body_statements(body):
+                    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                            and isinstance(stmt.targets[0], ast.Tuple) and len(stmt.targets[0].elts) == 2 \
+                            and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) \
+                            and stmt.value.func.id == "divmod" and len(stmt.value.args) == 2:
+                        for i, elt in enumerate(stmt.targets[0].elts):
+                            if isinstance(elt, ast.Name) and elt.id == name:
+                                return stmt.value.args[0], stmt.value.args[1], i, stmt.value
+            if scope is None:
+                return None
+            scope = self.parents.scope_of(scope)
 
     def is_tf_pipeline(self, node, ctx, depth=0) -> bool:
         """Does this receiver chain start at tf.data / tfds (through names and helpers)?"""
@@ -566,6 +624,16 @@ def _walk_outside_sizes(expr, skip_padding=False):
             continue
         yield node
         stack.extend(ast.iter_child_nodes(node))
+
+
+def _nodes_in(body):
+    """Every node of a loop body, not inside nested defs, lambdas or classes."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def _body_statements(body):

@@ -19,10 +19,11 @@ class RaggedBatch(Rule):
         that keeps or passes on `drop_last=False`), a `tf.data` pipeline whose `.batch()` or
         `.padded_batch()` lacks `drop_remainder=True` (also one built in a helper and returned), a
         Hugging Face dataset's `.iter(batch_size=...)` without `drop_last_batch=True`,
-        `np.array_split` or `itertools.batched`, a generator or helper of the file that yields
-        `x[i:i + bs]`, and loops that slice `x[i:i + bs]` over `range(0, n, bs)` or
-        `x[b * bs:(b + 1) * bs]` over `range(ceil(n / bs))`, where `n` is not known to be a
-        multiple of `bs`. The finding is at the jitted call, also when the loop hands the batch to
+        `tfds.load(..., batch_size=n)`, `np.array_split` or `itertools.batched`, a generator or
+        helper of the file that yields `x[i:i + bs]`, and loops that slice `x[i:i + bs]` over
+        `range(0, n, bs)` or `x[b * bs:(b + 1) * bs]` over `range(ceil(n / bs))` (or
+        `full + bool(leftover)` from `divmod`), where `n` is not known to be a multiple of `bs`.
+        Batches drawn with `next(it)` from such a source count too. The finding is at the jitted call, also when the loop hands the batch to
         a helper that makes it. Not flagged: a loop that handles its last window itself
         (`if i + bs > n:`), data padded or cut to a multiple of the batch size, and a flag whose
         value the file does not show.
