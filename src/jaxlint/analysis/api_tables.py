@@ -155,8 +155,10 @@ TF_BATCH_KEYWORD = ("drop_remainder", True)
 # --- where batches come from (JAX303), checked against the libraries' documented signatures --
 
 # Calls that split a sequence into batches whose last one is shorter unless the length divides.
-RAGGED_SPLITTERS = {"np.array_split", "jnp.array_split", "itertools.batched", "more_itertools.chunked",
-                    "more_itertools.batched", "toolz.partition_all"}
+# np.split / jnp.split count only when split every `bs` rows (`range(bs, n, bs)`): with a number
+# of pieces they raise unless the pieces are equal.
+RAGGED_SPLITTERS = {"np.array_split", "jnp.array_split", "np.split", "jnp.split", "itertools.batched",
+                    "more_itertools.chunked", "more_itertools.batched", "toolz.partition_all"}
 # tf.data methods that batch, and the position of their `drop_remainder` parameter.
 TF_BATCH_METHODS = {"batch": 1, "padded_batch": 3}
 TF_DATA_PREFIXES = ("tensorflow",)        # tf.data, tensorflow_datasets

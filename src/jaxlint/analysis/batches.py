@@ -62,7 +62,7 @@ class BatchSources(Shown):
         elif isinstance(loop, (ast.For, ast.AsyncFor)):
             target, iterable, body = loop.target, loop.iter, loop.body
         else:
-            return self._next_batches(loop, loop.body, ctx)
+            return self._counter_batches(loop, ctx) or self._next_batches(loop, loop.body, ctx)
         by_range = self._range_batches(loop, target, iterable, body, ctx)
         if by_range:
             return by_range
@@ -71,6 +71,26 @@ class BatchSources(Shown):
             return self._next_batches(loop, body, ctx)
         names = set(_target_names(target))
         return RaggedLoop(loop, source, _derived_names(body, names, self._is_step_call))
+
+    def _counter_batches(self, loop, ctx) -> Optional[RaggedLoop]:
+        """`while start < n: f(x[start:start + bs]); start += bs`: a range loop written by hand."""
+        test = loop.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Lt)
+                and isinstance(test.left, ast.Name)):
+            return None
+        var, stop = test.left.id, test.comparators[0]
+        steps = [stmt.value for stmt in _body_statements(loop.body) if isinstance(stmt, ast.AugAssign)
+                 and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) and stmt.target.id == var]
+        if len(steps) != 1:
+            return None
+        target = ast.Name(id=var, ctx=ast.Store())
+        fake = ast.Call(func=ast.Name(id="range", ctx=ast.Load()),
+                        args=[ast.Constant(0), stop, steps[0]], keywords=[])
+        found = self._range_batches(loop, target, fake, loop.body, ctx)
+        if not found:
+            return None
+        found.source = f"the loop at line {loop.lineno} stepping `{var}` by `{text_of(steps[0])}`"
+        return found
 
     def _next_batches(self, loop, body, ctx) -> Optional[RaggedLoop]:
         """`batch = next(batches)` in the loop, where `batches` is a ragged source (the generator
@@ -308,13 +328,29 @@ class BatchSources(Shown):
         `itertools.batched(x, n)`: a short last tuple unless len(x) is a multiple of n."""
         if len(call.args) < 2 and not call.keywords:
             return None
-        if name.endswith("array_split"):
+        if name.endswith("split"):
             pieces = call.args[1] if len(call.args) > 1 else None
-            if pieces is None or isinstance(self.literal(pieces, ctx), (list, tuple)):
-                return None      # explicit split points
+            points = self._split_points(pieces)
+            if points is not None:      # np.split(x, range(bs, n, bs)): every bs rows, then the rest
+                stop, step = points
+                if self.known_multiple(stop, step, ctx):
+                    return None
+                return (f"{name}() at line {call.lineno} every `{text_of(step)}` rows, whose last piece is "
+                        f"shorter unless the length divides evenly")
+            if not name.endswith("array_split") or pieces is None \
+                    or isinstance(self.literal(pieces, ctx), (list, tuple)):
+                return None      # explicit split points, or np.split's equal pieces (else it raises)
             return (f"{name}() at line {call.lineno}, whose pieces differ in size unless the length "
                     f"divides evenly")
         return f"{name}() at line {call.lineno}, whose last batch is shorter unless the length divides evenly"
+
+    def _split_points(self, node) -> Optional[tuple]:
+        """(stop, step) of split points `range(step, stop, step)` / `np.arange(step, stop, step)`."""
+        if isinstance(node, ast.Call) and len(node.args) == 3 and not node.keywords:
+            name = self.imports.resolve(node.func) or (node.func.id if isinstance(node.func, ast.Name) else "")
+            if name in ("range", "np.arange", "jnp.arange") and text_of(node.args[0]) == text_of(node.args[2]):
+                return node.args[1], node.args[2]
+        return None
 
     def _ragged_comprehension(self, node, ctx) -> Optional[str]:
         """`[x[i:i + bs] for i in range(0, n, bs)]`, `(b for b in loader)`."""

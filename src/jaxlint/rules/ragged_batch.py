@@ -19,7 +19,8 @@ class RaggedBatch(Rule):
         that keeps or passes on `drop_last=False`), a `tf.data` pipeline whose `.batch()` or
         `.padded_batch()` lacks `drop_remainder=True` (also one built in a helper and returned), a
         Hugging Face dataset's `.iter(batch_size=...)` without `drop_last_batch=True`,
-        `tfds.load(..., batch_size=n)`, `np.array_split` or `itertools.batched`, a generator or
+        `tfds.load(..., batch_size=n)`, `np.array_split`, `np.split(x, range(bs, n, bs))` or
+        `itertools.batched`, a `while i < n: ... i += bs` loop, a generator or
         helper of the file that yields `x[i:i + bs]`, and loops that slice `x[i:i + bs]` over
         `range(0, n, bs)` or `x[b * bs:(b + 1) * bs]` over `range(ceil(n / bs))` (or
         `full + bool(leftover)` from `divmod`), where `n` is not known to be a multiple of `bs`.
