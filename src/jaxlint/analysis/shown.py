@@ -262,6 +262,8 @@ class Shown:
         if isinstance(node, ast.Constant):
             value = node.value
             ok = value is None or isinstance(value, (int, float, str, bool))
+            if isinstance(value, int) and value.bit_length() > 62:
+                ok = False      # no count is this large, and str() of a huge int can raise
             return Values.of(value) if ok else UNKNOWN
         if isinstance(node, ast.Name):
             found = self.lookup(node.id, ctx)
@@ -271,6 +273,8 @@ class Shown:
                 return self._union([self.values(v, c, depth + 1) for v, c in self.parameter_values(node.id, ctx)])
             if node.id in self.index.constants and not self._is_local(node.id, ctx):
                 value = self.index.constants[node.id]
+                if isinstance(value, int) and value.bit_length() > 62:
+                    return UNKNOWN
                 return Values.of(value) if isinstance(value, (int, float, str, bool)) else UNKNOWN
             return UNKNOWN
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
