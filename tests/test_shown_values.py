@@ -3,6 +3,7 @@
 
 import ast
 import textwrap
+import time
 
 import pytest
 
@@ -177,3 +178,19 @@ def test_a_finding_left_out_for_lack_of_evidence_says_why(code):
     result = lint_source(textwrap.dedent(source), "case.py")
     assert code not in {f.code for f in result.findings}
     assert any(n.startswith(note) for n in result.notes), result.notes
+
+
+def test_following_a_parameter_through_many_callers_stops_at_a_budget():
+    """Each level calls the one below from 30 places: unbounded, the search would follow 30**4
+    call chains back from the loop."""
+    lines = ["import jax", "", "@jax.jit", "def step(x):", "    return x", "",
+             "def level0(loader):", "    for xb in loader:", "        step(xb)", ""]
+    for level in range(1, 6):
+        lines += [f"def level{level}(loader):"] + [f"    level{level - 1}(loader)"] * 30 + [""]
+    analysis, tree = analysed("\n".join(lines))
+    sources = BatchSources(analysis)
+    loop = next(n for n in ast.walk(tree) if isinstance(n, ast.For))
+    started = time.perf_counter()
+    assert sources.ragged_loop(loop) is None
+    assert sources._budget <= 0                       # the walk ran into its bound...
+    assert time.perf_counter() - started < 20         # ...and stopped there

@@ -159,7 +159,7 @@ class BatchSources(Shown):
     # -- where an iterable comes from ---------------------------------------------------------
     def ragged(self, expr, ctx: Ctx) -> Optional[str]:
         """Why iterating over `expr` can give a smaller last batch, or None."""
-        if ctx.depth > MAX_DEPTH or expr is None:
+        if ctx.depth > MAX_DEPTH or expr is None or not self.spend():
             return None
         if isinstance(expr, ast.Name):
             found = self.lookup(expr.id, ctx)
@@ -478,6 +478,8 @@ class BatchSources(Shown):
     def known_multiple(self, stop, step, ctx) -> bool:
         """Is `stop` provably a multiple of `step` (or cut down to one before the loop)?"""
         stops, steps = self.values(stop, ctx), self.values(step, ctx)
+        if steps.complete and steps.known == {1}:
+            return True          # batches of one row: never a short one
         if stops.complete and steps.complete and stops.known and steps.known:
             return all(isinstance(a, int) and isinstance(b, int) and b and a % b == 0
                        for a in stops.known for b in steps.known)

@@ -21,6 +21,7 @@ from jaxlint.analysis.module import LineFilter, evaluate_literal, positional_par
 
 MAX_DEPTH = 4           # calls followed from where a value is read to where it is made
 MAX_VALUES = 64         # a value set larger than this is not worth enumerating
+MAX_STEPS = 20_000      # values followed per file, at most
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,13 @@ class Shown:
         self.index = analysis.index
         self.parents = analysis.parents
         self._callers: dict = {}
+        self._budget = MAX_STEPS
+
+    def spend(self) -> bool:
+        """One more step of following values; False once a file has used its budget (a name
+        passed through many calls of many functions branches at every level)."""
+        self._budget -= 1
+        return self._budget > 0
 
     def function_of(self, func, ctx):
         """The def a call's function expression names: nested, module level, `self.m`/`cls.m`."""
@@ -215,7 +223,7 @@ class Shown:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             inner = self.truth(node.operand, ctx, depth + 1)
             return None if inner is None else not inner
-        if isinstance(node, ast.Name) and depth < 6:
+        if isinstance(node, ast.Name) and depth < 6 and self.spend():
             if node.id in self.index.constants and self.lookup(node.id, ctx) is None \
                     and isinstance(self.index.constants[node.id], (bool, int)):
                 return bool(self.index.constants[node.id])
@@ -257,7 +265,7 @@ class Shown:
 
     def values(self, node, ctx, depth=0) -> Values:
         """Every value `node` can take where `ctx` evaluates it, as far as the file shows."""
-        if depth > 12 or ctx.depth > MAX_DEPTH:
+        if depth > 12 or ctx.depth > MAX_DEPTH or not self.spend():
             return UNKNOWN
         if isinstance(node, ast.Constant):
             value = node.value
