@@ -178,6 +178,12 @@ class BatchSources(Shown):
             return None
         if isinstance(expr, ast.Call):
             return self._ragged_call(expr, ctx)
+        if isinstance(expr, ast.Subscript):
+            for value, where in self.returned_element(expr, ctx):
+                why = self.ragged(value, where)
+                if why:
+                    return why
+            return None
         if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
             return self._ragged_comprehension(expr, ctx)
         return None
@@ -265,7 +271,7 @@ class BatchSources(Shown):
     def _tf_batch(self, call, ctx) -> Optional[str]:
         keyword, good = api.TF_BATCH_KEYWORD
         position = api.TF_BATCH_METHODS[call.func.attr]
-        if self._repeats_forever(call.func.value):
+        if self._repeats_forever(call.func.value, ctx):
             return None          # `.repeat().batch(n)`: an endless stream of full batches
         return self._keyword_false(call, keyword, position, ctx,
                                    f"a tf.data pipeline whose .{call.func.attr}() has no "
@@ -316,11 +322,20 @@ class BatchSources(Shown):
                         todo.append(found)
         return False
 
-    def _repeats_forever(self, node) -> bool:
-        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "repeat" and not node.args and not node.keywords:
-                return True
-            node = node.func.value
+    def _repeats_forever(self, node, ctx) -> bool:
+        """Is there a `.repeat()` with no count earlier in the pipeline (through its names)?"""
+        for _ in range(24):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr == "repeat" and not node.args and not node.keywords:
+                    return True
+                node = node.func.value
+            elif isinstance(node, ast.Name):
+                found = self.lookup(node.id, ctx)
+                if found is None:
+                    return False
+                node, ctx = found
+            else:
+                return False
         return False
 
     def _splitter(self, name, call, ctx) -> Optional[str]:
@@ -367,6 +382,28 @@ class BatchSources(Shown):
         return None
 
     # -- functions and classes of the file ----------------------------------------------------
+    def returned_element(self, node, ctx) -> list:
+        """`make_loaders(...)[1]` (also what `a, b = make_loaders(...)` binds): element `i` of each
+        tuple the helper returns, as (expression, ctx) pairs; [] for anything else."""
+        if not (isinstance(node.value, ast.Call) and isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, int)) or ctx.depth >= MAX_DEPTH:
+            return []
+        call, index = node.value, node.slice.value
+        info = self.function_of(call.func, ctx)
+        bound = self.bind(info, call, ctx) if info is not None else None
+        if bound is None:
+            return []
+        inner = Ctx(info.node, info.node.lineno, bound, ctx.depth + 1)
+        found = []
+        for ret in _yields_and_returns(info.node)[1]:
+            value = ret.value
+            if self.excluded_branch(info.node, ret, inner):
+                continue
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) > index \
+                    and not any(isinstance(e, ast.Starred) for e in value.elts):
+                found.append((value.elts[index], Ctx(info.node, ret.lineno, bound, ctx.depth + 1)))
+        return found
+
     def _ragged_function(self, info, call, ctx) -> Optional[str]:
         if ctx.depth >= MAX_DEPTH:
             return None
@@ -393,7 +430,7 @@ class BatchSources(Shown):
         if yields:
             return None
         for ret in returns:
-            if self._excluded_branch(info.node, ret, ctx):
+            if self.excluded_branch(info.node, ret, ctx):
                 continue
             why = self.ragged(ret.value, Ctx(ctx.scope, ret.lineno, ctx.bound, ctx.depth))
             if why:
@@ -574,6 +611,10 @@ class BatchSources(Shown):
         if depth > 8:
             return False
         while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+            if isinstance(node, ast.Subscript):
+                elements = self.returned_element(node, ctx)
+                if elements:
+                    return any(self.is_tf_pipeline(v, c, depth + 1) for v, c in elements)
             if isinstance(node, ast.Call):
                 target = self.function_of(node.func, ctx) if not isinstance(node.func, ast.Attribute) \
                     or isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls") else None
@@ -606,19 +647,6 @@ class BatchSources(Shown):
         return False
 
     # -- helpers ------------------------------------------------------------------------------
-    def _excluded_branch(self, func, node, ctx) -> bool:
-        """Is `node` in a branch of an `if` whose test the bound arguments decide against?"""
-        child = node
-        for anc in self.parents.chain(node):
-            if anc is func:
-                return False
-            if isinstance(anc, ast.If):
-                truth = self.truth(anc.test, ctx)
-                if truth is not None and ((child in anc.body and not truth) or (child in anc.orelse and truth)):
-                    return True
-            child = anc
-        return False
-
     def derived(self, body, names) -> set:
         """`names` and the names computed from them in `body`."""
         return _derived_names(body, set(names), self._is_step_call)

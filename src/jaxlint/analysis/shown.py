@@ -17,7 +17,8 @@ import operator
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.module import LineFilter, evaluate_literal, positional_params, pruned_walk
+from jaxlint.analysis.calls import _bindings, _walk_scope
+from jaxlint.analysis.module import LineFilter, evaluate_literal, positional_params, pruned_walk, target_names
 
 MAX_DEPTH = 4           # calls followed from where a value is read to where it is made
 MAX_VALUES = 64         # a value set larger than this is not worth enumerating
@@ -122,15 +123,16 @@ class Shown:
                     return None
                 scope = self.parents.scope_of(scope)
                 continue
-            facts = self.analysis.scope_facts(scope)
-            if name in facts.assignments:
-                # bound strictly before: in `ds = ds.batch(32)` the right side reads the older `ds`
-                before = [(n, v) for n, v in facts.assignments[name] if n < line]
-                if not before:
-                    return None
-                lineno, value = before[-1]
-                if isinstance(value, ast.expr):
-                    return value, Ctx(scope, lineno, ctx.bound if scope is ctx.scope else (), ctx.depth)
+            bindings = self._scope_bindings(scope).get(name)
+            if bindings:
+                # bound strictly before: in `ds = ds.batch(32)` the right side reads the older `ds`;
+                # a binding in a branch that the bound arguments rule out does not count
+                inner = Ctx(scope, line, ctx.bound if scope is ctx.scope else (), ctx.depth)
+                for lineno, stmt, target, value in reversed(bindings):
+                    if lineno >= line or self.excluded_branch(scope, stmt, inner):
+                        continue
+                    element = _element(target, value, name)
+                    return (element, Ctx(scope, lineno, inner.bound, ctx.depth)) if element is not None else None
                 return None
             if scope is None:
                 return None
@@ -138,6 +140,36 @@ class Shown:
                 return None
             scope = self.parents.scope_of(scope)
             line = 10 ** 9
+
+    def _scope_bindings(self, scope) -> dict:
+        """name -> [(line, statement, target, value)] for the bindings of a def's body (or the
+        module's), in line order, not inside nested defs."""
+        cache = self.__dict__.setdefault("_bindings_cache", {})
+        key = id(scope)
+        if key not in cache:
+            found = {}
+            body = scope.body if scope is not None else self.analysis.tree.body
+            for stmt in _walk_scope(body):
+                for target, value in _bindings(stmt):
+                    for name in target_names(target):
+                        found.setdefault(name, []).append((stmt.lineno, stmt, target, value))
+            for items in found.values():
+                items.sort(key=lambda item: item[0])
+            cache[key] = found
+        return cache[key]
+
+    def excluded_branch(self, scope, node, ctx) -> bool:
+        """Is `node` in a branch of an `if` (inside `scope`) whose test the file decides against?"""
+        child = node
+        for anc in self.parents.chain(node):
+            if anc is scope:
+                return False
+            if isinstance(anc, ast.If):
+                truth = self.truth(anc.test, ctx)
+                if truth is not None and ((child in anc.body and not truth) or (child in anc.orelse and truth)):
+                    return True
+            child = anc
+        return False
 
     def owner_of_parameter(self, name, ctx) -> Optional[ast.AST]:
         """The def (this one or an enclosing one) whose parameter `name` is, where `ctx` reads it."""
@@ -147,7 +179,7 @@ class Shown:
         while scope is not None:
             if name in _param_names(scope):
                 return scope
-            if not isinstance(scope, ast.Lambda) and name in self.analysis.scope_facts(scope).assignments:
+            if not isinstance(scope, ast.Lambda) and name in self._scope_bindings(scope):
                 return None
             scope = self.parents.scope_of(scope)
         return None
@@ -344,6 +376,24 @@ class Shown:
                 complete = False
         return Values(frozenset(out), complete and bool(out))
 
+
+
+def _element(target, value, name):
+    """What `name` holds after `target = value`: the value, or its element for `a, b = ...`
+    (a display's element, or `call()[i]` for a call); None for a loop or `with` target."""
+    if not isinstance(value, ast.expr):
+        return None
+    if isinstance(target, ast.Name):
+        return value
+    if isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
+        index = next(i for i, e in enumerate(target.elts) if e.id == name)
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+                and not any(isinstance(e, ast.Starred) for e in value.elts):
+            return value.elts[index]
+        if isinstance(value, ast.Call):
+            element = ast.Subscript(value=value, slice=ast.Constant(index), ctx=ast.Load())
+            return ast.copy_location(element, value)
+    return None
 
 
 def _param_names(func) -> set:
