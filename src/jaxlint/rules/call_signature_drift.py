@@ -6,7 +6,7 @@ from jaxlint.analysis import calls
 from jaxlint.analysis.module import positional_params
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
-from jaxlint.rules.static_args import NOT_LITERAL, literal_value
+from jaxlint.rules.static_args import NOT_LITERAL, literal_value, resolve_value
 
 
 class CallSignatureDrift(Rule):
@@ -19,8 +19,10 @@ class CallSignatureDrift(Rule):
         passed positionally at one call and by keyword at another, a default left out at one call
         and passed (with the same value) at another, or `1` / `1.0` / `True` for one static
         parameter. A call that repeats a spelling already seen is not flagged (that spelling is
-        compiled once), nor is keyword order. Calls in two different test functions are not
-        compared: each test builds its own inputs, which rarely share a cache entry.
+        compiled once), nor is keyword order. Calls that cannot share a cache entry are not
+        compared: calls in two different test functions (each test builds its own inputs), and
+        calls that pass an argument arrays of different literal shapes (`jnp.ones((4, 8))` and
+        `jnp.ones((2, 16))`), which compile separately anyway.
     """
     why = """
         jit caches on the call's structure: positional and keyword arguments are different pytree
@@ -284,21 +286,59 @@ def _spelling(facts) -> tuple:
 
 
 def _flow_of(analysis, site):
-    """The test function a call sits in (each test runs on its own inputs), else None."""
+    """What decides whether two calls can share a cache entry: the test function a call sits in
+    (each test runs on its own inputs; None elsewhere), and the shapes of the arrays it builds
+    with literal sizes (`jnp.ones((4, 8))`)."""
     scope = site.scope
     outer = None
     while scope is not None:
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             outer = scope
         scope = analysis.parents.scope_of(scope)
-    if outer is not None and outer.name.startswith("test"):
-        return id(outer)
-    return None
+    test = id(outer) if outer is not None and outer.name.startswith("test") else None
+    return test, _literal_shapes(analysis, site)
 
 
 def _comparable(a, b) -> bool:
-    """Two calls can share a cache entry unless they sit in two different test functions."""
-    return a is None or b is None or a == b
+    """Two calls can share a cache entry unless they sit in two different test functions, or
+    pass one argument arrays of two different literal shapes (a new compile either way)."""
+    (test_a, shapes_a), (test_b, shapes_b) = a, b
+    if test_a is not None and test_b is not None and test_a != test_b:
+        return False
+    return not any(shapes_b.get(param, shape) != shape for param, shape in shapes_a.items())
+
+
+_SHAPE_FIRST = {"jnp.zeros", "jnp.ones", "jnp.empty", "jnp.full", "np.zeros", "np.ones", "np.empty", "np.full"}
+_SHAPE_SECOND = {"jax.random.normal", "jax.random.uniform", "jax.random.randint", "jax.random.bernoulli"}
+
+
+def _literal_shapes(analysis, site) -> dict:
+    """param -> shape, for the traced arguments built right there (or in a name bound to one) by
+    `jnp.zeros/ones/full/empty`, `np.*` of the same, `jnp.arange(n)` or `jax.random.normal(key,
+    shape)` with a literal shape."""
+    shapes = {}
+    for param, arg in site.args.items():
+        if param in site.entry.static:
+            continue
+        value = resolve_value(analysis, site, arg.node)
+        if not isinstance(value, ast.Call) or value.keywords and not value.args:
+            continue
+        name = analysis.imports.resolve(value.func) or ""
+        shape_node = None
+        if name in _SHAPE_FIRST and value.args:
+            shape_node = value.args[0]
+        elif name in _SHAPE_SECOND and len(value.args) > 1:
+            shape_node = value.args[1]
+        elif name in ("jnp.arange", "np.arange") and len(value.args) == 1:
+            shape_node = value.args[0]
+        if shape_node is None:
+            continue
+        shape = literal_value(analysis, shape_node)
+        if isinstance(shape, int) and not isinstance(shape, bool):
+            shape = (shape,)
+        if isinstance(shape, tuple) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
+            shapes[param] = shape
+    return shapes
 
 
 def _spelled(how: str) -> str:
