@@ -74,7 +74,8 @@ class RaggedBatch(Rule):
         by_scope = {}
         for site in sites:
             by_scope.setdefault(id(site.scope), []).append(site)
-        for loop in _loops_calling(analysis, sources, [s.scope for s in sites if s.scope is not None]):
+        handed = [s.scope for s in sites if _passes_a_parameter(s)]
+        for loop in _loops_calling(analysis, sources, handed):
             loops.setdefault(id(loop), loop)
         reported = set()
         for loop in sorted(loops.values(), key=lambda n: (n.lineno, n.col_offset)):
@@ -124,6 +125,29 @@ class RaggedBatch(Rule):
             if depth < 1:
                 yield from self._through_helpers(analysis, sources, info.node.body, info.node, inner,
                                                  by_scope, depth + 1)
+
+
+def _passes_a_parameter(site) -> bool:
+    """Does the jitted call pass something computed from its function's parameters (a batch its
+    caller may have handed in)?"""
+    scope = site.scope
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    args = scope.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    return any(isinstance(n, ast.Name) and n.id in params for arg in site.args.values() for n in ast.walk(arg.node)) \
+        or _derives_from(scope, params, site)
+
+
+def _derives_from(scope, params, site) -> bool:
+    """Is a name the call passes bound, in the function, from one of its parameters?"""
+    used = {n.id for arg in site.args.values() for n in ast.walk(arg.node) if isinstance(n, ast.Name)}
+    for stmt in calls._walk_scope(scope.body):
+        for target, value in calls._bindings(stmt):
+            if isinstance(value, ast.expr) and set(calls._names(target)) & used \
+                    and any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(value)):
+                return True
+    return False
 
 
 def _loops_calling(analysis, sources, scopes, levels=2):
