@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from jaxlint.rules.call_signature_drift import CallSignatureDrift
 from jaxlint.rules.data_dependent_shape import DataDependentShape
+from jaxlint.rules.dtype_drift import DtypeDrift
 from jaxlint.rules.jit_per_call import JitPerCall
+from jaxlint.rules.pytree_drift import PytreeDrift
 from jaxlint.rules.ragged_batch import RaggedBatch
+from jaxlint.rules.shape_drift import ShapeDrift
 from jaxlint.rules.static_identity_hash import StaticIdentityHash
 from jaxlint.rules.static_spec_invalid import StaticSpecInvalid
 from jaxlint.rules.static_unbounded import StaticUnbounded
@@ -23,7 +26,7 @@ RULES = (
     TracedBool, TracedToPython, TracedShape, TracedSlice, DataDependentShape, TracedTypeTest,
     TraceTimePrint, TracedSelf,
     StaticUnbounded, StaticUnhashable, StaticSpecInvalid, StaticIdentityHash,
-    JitPerCall, UnrolledLoop, RaggedBatch, CallSignatureDrift,
+    JitPerCall, UnrolledLoop, RaggedBatch, CallSignatureDrift, ShapeDrift, DtypeDrift, PytreeDrift,
 )
 BY_CODE = {rule.code: rule for rule in RULES}
 

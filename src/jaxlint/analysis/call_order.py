@@ -1,0 +1,209 @@
+"""Signature changes between the calls of one jitted function, in program order (JAX306/JAX307).
+
+jit keeps one compiled version per signature, so the calls of a function that JAX306/JAX307
+report are those that bring a new kind of argument: a dtype or weak type (JAX306), or a pytree
+structure (JAX307), that no earlier call of the same function passed for that parameter.
+
+"Earlier" means program order inside one function body (or the module body): calls in different
+functions may run in different programs, and tests call a function with several dtypes on
+purpose. Two calls that cannot both run are not compared: the two branches of an `if`, two
+`except` handlers or `case`s, or a call in a branch that ends in `return`/`raise` and a call
+after that branch. One call site can also see two kinds across the iterations of its loop: a
+name bound before the loop and rebound (unconditionally) later in the loop body, or a loop over
+a literal list of values of different kinds.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Optional
+
+from jaxlint.analysis.reaching import LOOP_STATEMENTS, enclosing_statement
+from jaxlint.analysis.signatures import Leaf, dtype_difference, reader_for, structure_difference
+
+STRUCTURE, DTYPE = "structure", "dtype"
+
+
+@dataclass
+class Change:
+    """A call that passes a new kind of value for `param`."""
+
+    kind: str                 # STRUCTURE | DTYPE
+    site: object              # calls.CallSite
+    param: str
+    path: tuple               # where inside the argument (dict keys, tuple positions)
+    old: object               # Leaf/Tree seen before
+    new: object               # Leaf/Tree passed here
+    before: str               # where the old kind was seen: "line 12", "the first iteration (line 10)"
+    now: str = ""             # where the new one comes from, when it is not this call
+
+
+def signature_changes(analysis) -> list:
+    """Every Change in the module, computed once and shared by JAX306 and JAX307."""
+    cached = analysis.__dict__.get("_signature_changes")
+    if cached is not None:
+        return cached
+    changes = []
+    groups: dict = {}
+    for site in analysis.jit_calls():
+        groups.setdefault((id(site.entry), id(site.scope)), []).append(site)
+    for sites in groups.values():
+        changes.extend(_changes_in_group(analysis, sites))
+    analysis.__dict__["_signature_changes"] = changes
+    return changes
+
+
+def _changes_in_group(analysis, sites):
+    entry = sites[0].entry
+    reader = reader_for(analysis, sites[0].scope)
+    seen: dict = {}              # param -> [(sig, site, argument node)]
+    for site in sites:
+        for param, arg in site.args.items():
+            if param in entry.static:
+                continue
+            sig = reader.sig_at(arg.node, site.node)
+            yield from _loop_variants(analysis, reader, site, param, arg.node)
+            earlier = [item for item in seen.get(param, ()) if not _exclusive(analysis, item[1], site)]
+            seen.setdefault(param, []).append((sig, site, arg.node))
+            if earlier:
+                change = _new_kind(analysis, reader, entry, earlier, (sig, site, arg.node), param)
+                if change is not None:
+                    yield change
+
+
+def _new_kind(analysis, reader, entry, earlier, current, param) -> Optional[Change]:
+    """A Change when the current argument differs from every earlier one: in structure from all
+    of them (JAX307), else in dtype from those with the same structure (JAX306)."""
+    sig, site, node = current
+    structure = [structure_difference(old, sig) for old, _, _ in earlier]
+    if all(structure):
+        path, old, new = structure[-1]
+        return Change(STRUCTURE, site, param, path, old, new, f"line {earlier[-1][1].node.lineno}")
+    if entry.filtering and isinstance(sig, Leaf) and sig.python:
+        return None              # equinox makes Python scalars static: JAX304 territory, not dtype
+    last = None
+    for (old, other, _), diff in zip(earlier, structure):
+        if diff:
+            continue
+        found = dtype_difference(old, sig)
+        if not found:
+            return None
+        last = (found, other)
+    if last is None:
+        return None
+    (path, old, new), other = last
+    return Change(DTYPE, site, param, path, old, new, f"line {other.node.lineno}")
+
+
+def _loop_variants(analysis, reader, site, param, node):
+    """One call site that sees two kinds across the iterations of the loop around it."""
+    if not isinstance(node, ast.Name) or not site.loops:
+        return
+    stmt = enclosing_statement(analysis.parents, site.node)
+    if stmt is None:
+        return
+    reach = reader.bindings.reach(node.id, node, stmt)
+    if reach.kind == "carried" and reach.binding.value is not None:
+        loop_path = reader.bindings.path_of.get(id(reach.loop))
+        if loop_path is None:
+            return
+        first = reader.sig(reach.binding.value, reach.binding.stmt)
+        for later in reach.later:
+            if later.path != loop_path + ((reach.loop, "body"),) or later.value is None or later.kind == "for":
+                continue          # rebound only on some iterations, or in a nested block
+            second = reader.sig(later.value, later.stmt)
+            change = _variant_change(site, param, first, second,
+                                     f"the first iteration (`{node.id}` bound at line {reach.binding.line})",
+                                     f"`{node.id}` rebound at line {later.line}, seen from the second iteration on")
+            if change is not None:
+                yield change
+                return
+    elif reach.kind == "loopvar" and isinstance(reach.loop.target, ast.Name):
+        iterable = reach.loop.iter
+        if isinstance(iterable, ast.Name):
+            inner = reader.bindings.reach(iterable.id, iterable, reach.binding.stmt)
+            iterable = inner.binding.value if inner.kind == "bound" and inner.binding.value is not None else None
+        if isinstance(iterable, (ast.List, ast.Tuple)) and 2 <= len(iterable.elts) <= 64:
+            sigs = [reader.sig(e, reach.binding.stmt) for e in iterable.elts]
+            for i in range(1, len(sigs)):
+                change = _variant_change(site, param, sigs[0], sigs[i],
+                                         f"the first iteration (`{_text(iterable.elts[0])}`)",
+                                         f"`{_text(iterable.elts[i])}`, a later value of `{node.id}` in the loop "
+                                         f"at line {reach.loop.lineno}")
+                if change is not None:
+                    yield change
+                    return
+
+
+def _variant_change(site, param, first, second, before, now) -> Optional[Change]:
+    if first is None or second is None:
+        return None
+    found = structure_difference(first, second)
+    if found:
+        return Change(STRUCTURE, site, param, found[0], found[1], found[2], before, now)
+    if site.entry.filtering and isinstance(second, Leaf) and (second.python or first.python):
+        return None
+    found = dtype_difference(first, second)
+    if found:
+        return Change(DTYPE, site, param, found[0], found[1], found[2], before, now)
+    return None
+
+
+# -- which calls can both run ---------------------------------------------------------------------
+
+def _branches(analysis, node) -> list:
+    """(parent, part, block) for each branch holding `node`, innermost first, up to its scope."""
+    out = []
+    child = node
+    for parent in analysis.parents.chain(node):
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)):
+            break
+        if isinstance(parent, (ast.If, ast.IfExp)):
+            part = "body" if _holds(parent.body, child) else "orelse" if _holds(parent.orelse, child) else None
+            if part is not None:
+                out.append((parent, part, getattr(parent, part)))
+        elif isinstance(parent, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            for i, handler in enumerate(parent.handlers):
+                if handler is child:
+                    out.append((parent, f"handler{i}", handler.body))
+        elif isinstance(parent, ast.Match):
+            for i, case in enumerate(parent.cases):
+                if case is child:
+                    out.append((parent, f"case{i}", case.body))
+        child = parent
+    return out
+
+
+def _holds(block, child) -> bool:
+    if isinstance(block, list):
+        return any(item is child for item in block)
+    return block is child
+
+
+def _exclusive(analysis, first, second) -> bool:
+    """Can the calls `first` (earlier) and `second` not both run in one pass of their code?"""
+    a = _branches(analysis, first.node)
+    b = _branches(analysis, second.node)
+    b_parts = {(id(parent), part) for parent, part, _ in b}
+    b_parents = {id(parent): part for parent, part, _ in b}
+    for parent, part, block in a:
+        other = b_parents.get(id(parent))
+        if other is not None and other != part:
+            return True                   # two branches of the same if / try / match
+        if (id(parent), part) not in b_parts and isinstance(block, list) and block \
+                and isinstance(block[-1], (ast.Return, ast.Raise)):
+            return True                   # the first call's branch leaves the function
+    return False
+
+
+def describe_loop(node) -> str:
+    return f"the loop at line {node.lineno}" if isinstance(node, LOOP_STATEMENTS) else \
+        f"the comprehension at line {node.lineno}"
+
+
+def _text(node) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+

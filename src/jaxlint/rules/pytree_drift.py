@@ -1,0 +1,101 @@
+"""JAX307 pytree-drift."""
+
+from jaxlint.analysis.call_order import STRUCTURE, describe_loop, signature_changes
+from jaxlint.analysis.signatures import Tree, describe, path_text, reader_for
+from jaxlint.findings import Finding
+from jaxlint.rules.base import Rule
+from jaxlint.rules.dtype_drift import _spelling_findings
+
+
+class PytreeDrift(Rule):
+    code = "JAX307"
+    name = "pytree-drift"
+    family = "recompilation"
+    summary = "The pytree structure of a jitted function's argument changes between calls."
+    what = """
+        Flags the call that passes an argument of a jitted function with a pytree structure no
+        earlier call in the same function body passed: a tuple where a list was passed, a dict
+        with other keys, `None` where an array was passed (or the reverse), a NamedTuple where a
+        plain tuple was passed, a tuple or list of another length. Also a call in a loop whose
+        argument is a list that grows every iteration (`buf.append(x)`), or a name bound to one
+        structure before the loop and rebound to another inside it (`state = None` first,
+        `state = (h, c)` later). Dict key order does not matter and is not flagged.
+    """
+    why = """
+        jit flattens its arguments into a tree structure and leaves; the structure (container
+        types, lengths, dict keys, None) is part of the cache key. A new structure traces and
+        compiles the function again, even if every leaf is the same array.
+    """
+    example = """
+        import jax
+
+        @jax.jit
+        def step(params, batch):
+            x, y = batch
+            return params * x + y
+
+        def run(params, x, y):
+            first = step(params, (x, y))
+            second = step(params, [x, y])
+            return first, second
+    """
+    use_instead = """
+        import jax
+
+        @jax.jit
+        def step(params, batch):
+            x, y = batch
+            return params * x + y
+
+        def run(params, x, y):
+            first = step(params, (x, y))
+            second = step(params, (x, y))
+            return first, second
+    """
+    fix = "No automatic fix: which structure is right is the author's choice."
+
+    def check(self, analysis):
+        findings = list(self._changed(analysis)) + list(self._growing(analysis))
+        if not findings:
+            return
+        spelled = _spelling_findings(analysis)
+        for finding in findings:
+            if (finding.line, finding.col) not in spelled:
+                yield finding
+
+    def _changed(self, analysis):
+        for change in signature_changes(analysis):
+            if change.kind != STRUCTURE:
+                continue
+            site = change.site
+            name = site.entry.name
+            shown = path_text(change.param, change.path)
+            source = f" ({change.now})" if change.now else ""
+            yield Finding(
+                code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
+                param=change.param,
+                message=(f"jitted `{name}` gets `{shown}` as {describe(change.new)}{source} here, but as "
+                         f"{describe(change.old)} at {change.before}: a new pytree structure, so `{name}` is "
+                         f"traced and compiled again. Fix: pass the same container type, keys and length "
+                         f"at every call (e.g. always a tuple; an array of zeros with a flag instead of None)"))
+
+    def _growing(self, analysis):
+        for site in analysis.jit_calls():
+            if not site.loops:
+                continue
+            reader = reader_for(analysis, site.scope)
+            loop_ids = {id(loop) for loop in site.loops}
+            for param, arg in site.args.items():
+                if param in site.entry.static:
+                    continue
+                sig = reader.sig_at(arg.node, site.node)
+                if isinstance(sig, Tree) and sig.grows is not None and id(sig.grows[0]) in loop_ids:
+                    name = site.entry.name
+                    yield Finding(
+                        code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
+                        param=param,
+                        message=(f"jitted `{name}` is called in {describe_loop(site.loops[-1])} with `{param}` = "
+                                 f"a list whose length changes: {sig.grows[1]}. The length of a list is "
+                                 f"part of its pytree structure, so every iteration traces and compiles "
+                                 f"`{name}` again. Fix: stack the items into a preallocated array of fixed "
+                                 f"size (with a mask or a count), or pass a fixed number of items"))

@@ -1,0 +1,125 @@
+"""JAX305 shape-drift."""
+
+from jaxlint.analysis.call_order import describe_loop
+from jaxlint.analysis.signatures import leaves, path_text, poly_atoms, poly_eval, poly_text, reader_for, shape_text
+from jaxlint.findings import Finding
+from jaxlint.rules.base import Rule
+
+
+class ShapeDrift(Rule):
+    code = "JAX305"
+    name = "shape-drift"
+    family = "recompilation"
+    summary = "A jitted function gets a traced argument whose shape changes from one loop iteration to the next."
+    what = """
+        Flags the call of a jitted function, inside a loop, whose traced argument has a shape built
+        from a value that changes every iteration: the loop variable (`jnp.arange(n)`,
+        `jnp.zeros((n, d))`, `x[:i]`, `x[i:]`), a counter, a count read from each batch
+        (`int(mask.sum())`), the longest sequence of each batch (`max(len(s) for s in batch)`), or
+        an array or list that grows by one piece per iteration (`jnp.concatenate([acc, x])`,
+        `buf.append(x)` then `jnp.array(buf)`). A shape that only takes a few fixed values at
+        different calls (a train and an eval batch size) is not flagged, nor is a size bucketed
+        or clipped by a function (`next_power_of_2(n)`, `min(n, cap)`, `n // k`).
+    """
+    why = """
+        An argument's shape is part of jit's cache key. Each new shape traces the function again
+        and runs a full XLA compile (100-200 ms on CPU, seconds for a large model), so a loop
+        whose shapes follow its counter spends its time compiling, and the cache keeps every
+        version in memory. Nothing fails; the program is just slow.
+    """
+    example = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def prefix_sum(x):
+            return x.sum()
+
+        def all_prefixes(x):
+            return [prefix_sum(x[:i]) for i in range(1, len(x) + 1)]
+    """
+    use_instead = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def prefix_sum(x, i):
+            mask = jnp.arange(x.shape[0]) < i      # one shape: mask instead of slicing
+            return jnp.where(mask, x, 0).sum()
+
+        def all_prefixes(x):
+            return [prefix_sum(x, i) for i in range(1, len(x) + 1)]
+    """
+    fix = "No automatic fix: padding, bucketing or masking changes the function's inputs."
+
+    def check(self, analysis):
+        candidates = []
+        for site in analysis.jit_calls():
+            if not site.loops:
+                continue
+            reader = reader_for(analysis, site.scope)
+            for param, arg in site.args.items():
+                if param in site.entry.static:
+                    continue
+                sig = reader.sig_at(arg.node, site.node)
+                if sig is None:
+                    continue
+                for path, index, atom in reader.varying_atoms(sig, site.loops):
+                    candidates.append((site, param, path, index, atom, sig, reader))
+                    break
+        if not candidates:
+            return
+        ragged = {(f.line, f.col) for f in _ragged_findings(analysis)}
+        seen = set()
+        for site, param, path, index, atom, sig, reader in candidates:
+            where = (site.node.lineno, site.node.col_offset)
+            if where in ragged or (where, param) in seen:
+                continue          # JAX303 names the ragged last batch, with its own fix
+            seen.add((where, param))
+            yield Finding(code=self.code, line=where[0], col=where[1], function=site.entry.name, param=param,
+                          message=_message(site, param, path, index, atom, sig, reader))
+
+
+def _message(site, param, path, index, atom, sig, reader) -> str:
+    name = site.entry.name
+    leaf = dict(leaves(sig)).get(path)
+    shown = path_text(param, path)
+    loop = site.loops[-1]
+    head = f"jitted `{name}` is called in {describe_loop(loop)} with `{shown}`"
+    if index is None:
+        return (f"{head} = `{leaf.origin}`, and {atom.reason}: its shape changes every iteration, and each "
+                f"new shape traces and compiles `{name}` again (one compile per iteration, without bound). "
+                f"Fix: preallocate the array at its final size and fill it with `.at[i].set()` (mask the "
+                f"unfilled part), or keep a fixed-size buffer")
+    dim = leaf.shape[index]
+    size = poly_text(dim, reader.atoms)
+    count = _compiles(dim, atom, reader)
+    fix = ("slice a fixed size with `lax.dynamic_slice(x, (start,), (size,))` and mask the rest, or pass "
+           "the whole array and the bound as a traced argument" if "[" in leaf.origin and ":" in leaf.origin else
+           "pad or bucket the size to a few fixed values (powers of two, a maximum length) and pass a mask, "
+           "so that only a handful of shapes compile")
+    size = "its size" if size == atom.text else f"its size `{size}`"
+    return (f"{head} = `{leaf.origin}` of shape {shape_text(leaf.shape, reader.atoms)}, and {size} "
+            f"follows `{atom.text}`, {atom.reason}: each new shape traces and compiles `{name}` again "
+            f"({count}). Fix: {fix}")
+
+
+def _compiles(dim, atom, reader) -> str:
+    if atom.values is not None:
+        key = next((k for k in poly_atoms(dim) if reader.atoms.get(k) is atom), None)
+        others = poly_atoms(dim) - {key}
+        if key is not None and not others:
+            sizes = {poly_eval(dim, {key: v}) for v in atom.values}
+            return f"{len(sizes)} compiles, one per distinct shape"
+        return f"up to {len(set(atom.values))} compiles, one per distinct shape"
+    return "one compile per distinct shape, without bound"
+
+
+def _ragged_findings(analysis):
+    """JAX303's findings (the ragged last batch wins over JAX305 at the same call)."""
+    cache = analysis.__dict__.get("_ragged_findings")
+    if cache is None:
+        from jaxlint.rules.ragged_batch import RaggedBatch
+        cache = list(RaggedBatch().check(analysis))
+        analysis.__dict__["_ragged_findings"] = cache
+    return cache
