@@ -15,6 +15,7 @@ from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
+from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import LineFilter, ModuleIndex, evaluate_literal, positional_params, pruned_walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
@@ -205,6 +206,7 @@ class Analysis:
                 if _ARRAY_ANNOTATION.search(text.strip("'\"")):
                     known.add(a.arg)
         positional = [p for p in positional_params(args) if p not in entry.bound]
+        containers = set()
         for call, skips_self in self.call_sites.get(id(entry), []):
             params = positional[1:] if skips_self else positional
             pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
@@ -213,7 +215,9 @@ class Analysis:
                     break
                 if _is_scalar_literal(arg) or self._is_array_call(arg):
                     known.add(param)
-        return known
+                elif passes_container(arg):
+                    containers.add(param)
+        return known | flag_params(entry, self.imports, containers, self.tree)
 
     def array_annotated(self, entry: TracedEntry) -> set:
         """Parameters annotated as arrays (not Python scalars): what eqx.filter_jit traces."""
