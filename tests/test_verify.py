@@ -34,7 +34,7 @@ from jaxlint.verify.verdicts import (CONFIRMED, GUESSED, INCONCLUSIVE, NOT_REPRO
 CASES = pathlib.Path(__file__).parent / "verify_cases"
 FOLDERS = sorted(p for p in FIXTURES.glob("JAX[123]*") if p.is_dir())
 FILES = sorted(p for folder in FOLDERS for p in folder.glob("*.py"))
-RECOMPILE_RULES = {"JAX201", "JAX204", "JAX301", "JAX303", "JAX304"}
+RECOMPILE_RULES = {"JAX201", "JAX204", "JAX301", "JAX303", "JAX304", "JAX305", "JAX306", "JAX307"}
 
 
 @pytest.fixture(scope="module")

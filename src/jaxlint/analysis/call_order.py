@@ -19,7 +19,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.reaching import LOOP_STATEMENTS, enclosing_statement
+from jaxlint.analysis.reaching import LOOP_STATEMENTS, comprehension_target, enclosing_statement
 from jaxlint.analysis.signatures import Leaf, dtype_difference, reader_for, structure_difference
 
 STRUCTURE, DTYPE = "structure", "dtype"
@@ -35,7 +35,7 @@ class Change:
     path: tuple               # where inside the argument (dict keys, tuple positions)
     old: object               # Leaf/Tree seen before
     new: object               # Leaf/Tree passed here
-    before: str               # where the old kind was seen: "line 12", "the first iteration (line 10)"
+    before: str               # where the old kind was seen: "at line 12", "in the first iteration (...)"
     now: str = ""             # where the new one comes from, when it is not this call
 
 
@@ -79,7 +79,7 @@ def _new_kind(analysis, reader, entry, earlier, current, param) -> Optional[Chan
     structure = [structure_difference(old, sig) for old, _, _ in earlier]
     if all(structure):
         path, old, new = structure[-1]
-        return Change(STRUCTURE, site, param, path, old, new, f"line {earlier[-1][1].node.lineno}")
+        return Change(STRUCTURE, site, param, path, old, new, f"at line {earlier[-1][1].node.lineno}")
     if entry.filtering and isinstance(sig, Leaf) and sig.python:
         return None              # equinox makes Python scalars static: JAX304 territory, not dtype
     last = None
@@ -93,7 +93,7 @@ def _new_kind(analysis, reader, entry, earlier, current, param) -> Optional[Chan
     if last is None:
         return None
     (path, old, new), other = last
-    return Change(DTYPE, site, param, path, old, new, f"line {other.node.lineno}")
+    return Change(DTYPE, site, param, path, old, new, f"at line {other.node.lineno}")
 
 
 def _loop_variants(analysis, reader, site, param, node):
@@ -103,8 +103,13 @@ def _loop_variants(analysis, reader, site, param, node):
     stmt = enclosing_statement(analysis.parents, site.node)
     if stmt is None:
         return
+    comp = comprehension_target(analysis.parents, node, node.id)
+    if comp is not None:
+        if isinstance(comp[1].target, ast.Name):
+            yield from _literal_variants(reader, site, param, node, comp[1].iter, stmt, comp[0])
+        return
     reach = reader.bindings.reach(node.id, node, stmt)
-    if reach.kind == "carried" and reach.binding.value is not None:
+    if reach.kind in ("carried", "self") and reach.binding is not None and reach.binding.value is not None:
         loop_path = reader.bindings.path_of.get(id(reach.loop))
         if loop_path is None:
             return
@@ -114,26 +119,32 @@ def _loop_variants(analysis, reader, site, param, node):
                 continue          # rebound only on some iterations, or in a nested block
             second = reader.sig(later.value, later.stmt)
             change = _variant_change(site, param, first, second,
-                                     f"the first iteration (`{node.id}` bound at line {reach.binding.line})",
+                                     f"in the first iteration (`{node.id}` bound at line {reach.binding.line})",
                                      f"`{node.id}` rebound at line {later.line}, seen from the second iteration on")
             if change is not None:
                 yield change
                 return
     elif reach.kind == "loopvar" and isinstance(reach.loop.target, ast.Name):
-        iterable = reach.loop.iter
-        if isinstance(iterable, ast.Name):
-            inner = reader.bindings.reach(iterable.id, iterable, reach.binding.stmt)
-            iterable = inner.binding.value if inner.kind == "bound" and inner.binding.value is not None else None
-        if isinstance(iterable, (ast.List, ast.Tuple)) and 2 <= len(iterable.elts) <= 64:
-            sigs = [reader.sig(e, reach.binding.stmt) for e in iterable.elts]
-            for i in range(1, len(sigs)):
-                change = _variant_change(site, param, sigs[0], sigs[i],
-                                         f"the first iteration (`{_text(iterable.elts[0])}`)",
-                                         f"`{_text(iterable.elts[i])}`, a later value of `{node.id}` in the loop "
-                                         f"at line {reach.loop.lineno}")
-                if change is not None:
-                    yield change
-                    return
+        yield from _literal_variants(reader, site, param, node, reach.loop.iter, reach.binding.stmt, reach.loop)
+
+
+def _literal_variants(reader, site, param, node, iterable, stmt, loop):
+    """A loop over a literal list whose values differ in kind: `for t in [0, 0.5, 1]`."""
+    if isinstance(iterable, ast.Name):
+        inner = reader.bindings.reach(iterable.id, iterable, stmt)
+        if inner.kind != "bound" or inner.binding.value is None:
+            return
+        iterable, stmt = inner.binding.value, inner.binding.stmt
+    if not isinstance(iterable, (ast.List, ast.Tuple)) or not 2 <= len(iterable.elts) <= 64:
+        return
+    sigs = [reader.sig(e, stmt) for e in iterable.elts]
+    for i in range(1, len(sigs)):
+        change = _variant_change(site, param, sigs[0], sigs[i], f"in the first iteration (`{_text(iterable.elts[0])}`)",
+                                 f"`{_text(iterable.elts[i])}`, a later value of `{node.id}` in "
+                                 f"{describe_loop(loop)}")
+        if change is not None:
+            yield change
+            return
 
 
 def _variant_change(site, param, first, second, before, now) -> Optional[Change]:

@@ -186,7 +186,9 @@ class ScopeBindings:
         for loop in reversed(loops):
             inside = [b for b in bindings if (loop, "body") in b.path]
             if inside and all(b.refers_to_itself() for b in inside):
-                return Reach("self", loop=loop, later=inside)
+                outside = [b for b in before if (loop, "body") not in b.path]
+                first = outside[-1] if outside and _dominates(outside[-1], use_path) else None
+                return Reach("self", binding=first, loop=loop, later=inside)
         if not before:
             return Reach("unbound" if all(b.kind != "for" for b in bindings) else "ambiguous")
         last = before[-1]

@@ -336,12 +336,24 @@ class SignatureReader:
             for i, dim in enumerate(leaf.shape or ()):
                 if dim is None or dim is MORE:
                     continue
-                for key in sorted(poly_atoms(dim)):
-                    atom = self.atoms.get(key)
-                    if atom is not None and atom.varies and id(atom.loop) in loop_ids:
-                        found.append((path, i, atom))
-                        break
+                atom = self._varying_atom(dim, loop_ids)
+                if atom is not None:
+                    found.append((path, i, atom))
+                    break
         return found
+
+    def _varying_atom(self, dim, loop_ids) -> Optional[Atom]:
+        """The atom that makes `dim` change per iteration of one of the loops: the only atom of
+        that loop in it (two, like `stop - start` of one loop, may change together)."""
+        by_loop: dict = {}
+        for key in sorted(poly_atoms(dim)):
+            atom = self.atoms.get(key)
+            if atom is not None and atom.varies and id(atom.loop) in loop_ids:
+                by_loop.setdefault(id(atom.loop), []).append(atom)
+        for atoms in by_loop.values():
+            if len(atoms) == 1:
+                return atoms[0]
+        return None
 
     # -- names -------------------------------------------------------------------------------------
     def _reach(self, name_node, stmt):
@@ -602,7 +614,8 @@ class SignatureReader:
         if not shadowed and func == "dict" and not call.args and all(kw.arg for kw in call.keywords):
             return self._dict_sig([(kw.arg, kw.value) for kw in call.keywords], stmt, call)
         cls = self.analysis.index.classes.get(func)
-        if cls is not None and not shadowed and _is_namedtuple(cls) and not call.keywords \
+        rebound = any(not isinstance(b.stmt, ast.ClassDef) for b in self.bindings.by_name.get(func, ()))
+        if cls is not None and not rebound and _is_namedtuple(cls) and not call.keywords \
                 and not any(isinstance(a, ast.Starred) for a in call.args):
             fields = _namedtuple_fields(cls)
             if fields is not None and len(call.args) == len(fields):
@@ -617,6 +630,8 @@ class SignatureReader:
         if func.attr == "astype" and len(call.args) == 1 and isinstance(base, Opaque):
             dtype = self.dtype_arg(call.args[0], stmt)
             return Leaf(dtype, False if dtype else None, None, origin=origin, cast_from=base.key) if dtype else None
+        if func.attr == "reshape" and isinstance(base, Opaque):
+            base = Leaf(None, None, None, dtype_of=base.key)
         if not isinstance(base, Leaf) or base.python:
             return None
         if func.attr == "astype" and call.args:
@@ -631,7 +646,7 @@ class SignatureReader:
                 shape = tuple(self.dim(a, stmt) for a in args)
             if shape is not None and any(d is not None and poly_value(d) == -1 for d in shape):
                 shape = tuple(None if d is not None and poly_value(d) == -1 else d for d in shape)
-            return Leaf(base.dtype, base.weak, shape, origin=origin)
+            return Leaf(base.dtype, base.weak, shape, origin=origin, dtype_of=base.dtype_of)
         if func.attr in ("copy", "block_until_ready"):
             return base
         return None
@@ -1013,10 +1028,11 @@ class SignatureReader:
         if reach.kind == "loopvar":
             loop = reach.loop
             if not isinstance(loop.target, ast.Name):
-                enumerate_index = _enumerate_index(loop, name, self)
-                if not enumerate_index:
-                    return self._fixed_atom(name)
-                return self._counter_atom(name, loop, f"the index of the loop at line {loop.lineno}")
+                if _enumerate_index(loop, name, self):
+                    return self._counter_atom(name, loop, f"the index of the loop at line {loop.lineno}")
+                return self._register(Atom(name, "loop", loop, reason=f"a loop variable of the loop at line "
+                                                                      f"{loop.lineno}"),
+                                      key=f"{name}@{loop.lineno}:{loop.col_offset}")
             return self._loop_atom(name, loop, loop.iter, reach.binding.stmt,
                                    f"the loop variable of the loop at line {loop.lineno}")
         if reach.kind == "self":

@@ -72,7 +72,7 @@ class DtypeDrift(Rule):
             yield Finding(
                 code=self.code, line=where[0], col=where[1], function=name, param=change.param,
                 message=(f"jitted `{name}` gets `{shown}` as {describe(change.new)}{source} here, but as "
-                         f"{describe(change.old)} at {change.before}: a new dtype or weak type, so "
+                         f"{describe(change.old)} {change.before}: a new dtype or weak type, so "
                          f"`{name}` is traced and compiled again. Fix: pass one dtype at every call "
                          f"(e.g. wrap Python scalars in `jnp.float32(...)`, or `.astype()` to one type)"))
 

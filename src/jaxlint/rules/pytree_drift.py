@@ -75,7 +75,7 @@ class PytreeDrift(Rule):
                 code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
                 param=change.param,
                 message=(f"jitted `{name}` gets `{shown}` as {describe(change.new)}{source} here, but as "
-                         f"{describe(change.old)} at {change.before}: a new pytree structure, so `{name}` is "
+                         f"{describe(change.old)} {change.before}: a new pytree structure, so `{name}` is "
                          f"traced and compiled again. Fix: pass the same container type, keys and length "
                          f"at every call (e.g. always a tuple; an array of zeros with a flag instead of None)"))
 

@@ -86,8 +86,10 @@ def _message(site, param, path, index, atom, sig, reader) -> str:
     shown = path_text(param, path)
     loop = site.loops[-1]
     head = f"jitted `{name}` is called in {describe_loop(loop)} with `{shown}`"
+    if leaf.origin != shown:
+        head += f" = `{leaf.origin}`"
     if index is None:
-        return (f"{head} = `{leaf.origin}`, and {atom.reason}: its shape changes every iteration, and each "
+        return (f"{head}, and {atom.reason}: its shape changes every iteration, and each "
                 f"new shape traces and compiles `{name}` again (one compile per iteration, without bound). "
                 f"Fix: preallocate the array at its final size and fill it with `.at[i].set()` (mask the "
                 f"unfilled part), or keep a fixed-size buffer")
@@ -99,7 +101,7 @@ def _message(site, param, path, index, atom, sig, reader) -> str:
            "pad or bucket the size to a few fixed values (powers of two, a maximum length) and pass a mask, "
            "so that only a handful of shapes compile")
     size = "its size" if size == atom.text else f"its size `{size}`"
-    return (f"{head} = `{leaf.origin}` of shape {shape_text(leaf.shape, reader.atoms)}, and {size} "
+    return (f"{head} of shape {shape_text(leaf.shape, reader.atoms)}, and {size} "
             f"follows `{atom.text}`, {atom.reason}: each new shape traces and compiles `{name}` again "
             f"({count}). Fix: {fix}")
 
