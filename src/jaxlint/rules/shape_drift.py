@@ -65,6 +65,8 @@ class ShapeDrift(Rule):
                 if sig is None:
                     continue
                 for path, index, atom in reader.varying_atoms(sig, site.loops):
+                    if index is not None and _distinct_sizes(dict(leaves(sig))[path].shape[index], atom, reader) == 1:
+                        continue          # `for n in (8, 8)`: the loop's values give one shape
                     candidates.append((site, param, path, index, atom, sig, reader))
                     break
         if not candidates:
@@ -106,15 +108,22 @@ def _message(site, param, path, index, atom, sig, reader) -> str:
             f"({count}). Fix: {fix}")
 
 
+def _distinct_sizes(dim, atom, reader):
+    """How many sizes `dim` takes over the loop's literal values (None: not known)."""
+    if atom.values is None:
+        return None
+    key = next((k for k in poly_atoms(dim) if reader.atoms.get(k) is atom), None)
+    if key is None or poly_atoms(dim) - {key}:
+        return len(set(atom.values))
+    return len({poly_eval(dim, {key: v}) for v in atom.values})
+
+
 def _compiles(dim, atom, reader) -> str:
-    if atom.values is not None:
-        key = next((k for k in poly_atoms(dim) if reader.atoms.get(k) is atom), None)
-        others = poly_atoms(dim) - {key}
-        if key is not None and not others:
-            sizes = {poly_eval(dim, {key: v}) for v in atom.values}
-            return f"{len(sizes)} compiles, one per distinct shape"
-        return f"up to {len(set(atom.values))} compiles, one per distinct shape"
-    return "one compile per distinct shape, without bound"
+    count = _distinct_sizes(dim, atom, reader)
+    if count is None:
+        return "one compile per distinct shape, without bound"
+    exact = not poly_atoms(dim) - {k for k in poly_atoms(dim) if reader.atoms.get(k) is atom}
+    return f"{'' if exact else 'up to '}{count} compiles, one per distinct shape"
 
 
 def _ragged_findings(analysis):
