@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from jaxlint.analysis.reaching import LOOP_STATEMENTS, comprehension_target, enclosing_statement
-from jaxlint.analysis.signatures import Leaf, dtype_difference, reader_for, structure_difference
+from jaxlint.analysis.signature_reader import reader_for
+from jaxlint.analysis.signatures import Leaf, dtype_difference, structure_difference
 
 STRUCTURE, DTYPE = "structure", "dtype"
 
@@ -216,5 +217,3 @@ def describe_loop(node) -> str:
 def _text(node) -> str:
     text = ast.unparse(node)
     return text if len(text) <= 40 else text[:37] + "..."
-
-

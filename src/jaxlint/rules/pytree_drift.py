@@ -1,7 +1,8 @@
 """JAX307 pytree-drift."""
 
 from jaxlint.analysis.call_order import STRUCTURE, describe_loop, signature_changes
-from jaxlint.analysis.signatures import Tree, describe, path_text, reader_for
+from jaxlint.analysis.signature_reader import reader_for
+from jaxlint.analysis.signatures import Tree, describe, path_text
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 from jaxlint.rules.dtype_drift import _spelling_findings

@@ -1,7 +1,8 @@
 """JAX305 shape-drift."""
 
 from jaxlint.analysis.call_order import describe_loop
-from jaxlint.analysis.signatures import leaves, path_text, poly_atoms, poly_eval, poly_text, reader_for, shape_text
+from jaxlint.analysis.signature_reader import reader_for
+from jaxlint.analysis.signatures import leaves, path_text, poly_atoms, poly_eval, poly_text, shape_text
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 
