@@ -6,9 +6,9 @@ structure (JAX307), that no earlier call of the same function passed for that pa
 
 "Earlier" means program order inside one function body (or the module body): calls in different
 functions may run in different programs, and tests call a function with several dtypes on
-purpose. Two calls that cannot both run are not compared: the two branches of an `if`, two
-`except` handlers or `case`s, or a call in a branch that ends in `return`/`raise` and a call
-after that branch. One call site can also see two kinds across the iterations of its loop: a
+purpose. Two calls that cannot both run are not compared: the two branches of an `if`, a `try`
+body and its `except` handlers, two `case`s, or a call in a branch that ends in `return`/`raise`
+and a call after that branch. One call site can also see two kinds across the iterations of its loop: a
 name bound before the loop and rebound (unconditionally) later in the loop body, or a loop over
 a literal list of values of different kinds.
 """
@@ -176,6 +176,9 @@ def _branches(analysis, node) -> list:
             if part is not None:
                 out.append((parent, part, getattr(parent, part)))
         elif isinstance(parent, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            if _holds(parent.body, child):
+                # a handler runs when the body failed, before its call could compile
+                out.append((parent, "body", parent.body))
             for i, handler in enumerate(parent.handlers):
                 if handler is child:
                     out.append((parent, f"handler{i}", handler.body))

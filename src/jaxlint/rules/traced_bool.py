@@ -14,6 +14,10 @@ class TracedBool(SinkRule):
         Flags Python control flow on a value that is a tracer while JAX traces the function:
         `if`/`elif`/`while`/`assert` conditions, ternaries, `and`/`or`/`not`, comprehension `if`s,
         chained comparisons, `x in (1, 2)`, `bool(x)`, builtin `max`/`min` and `match` literal cases.
+        A bare `if flag:` on a parameter is flagged when the parameter is known to hold a bool,
+        number or array rather than a container: an annotation, a call passing one, or the
+        function itself (it also does arithmetic with it or reads `.shape`/`.astype()`, or its
+        name says it is a flag, like `use_relu` or `training`, and it is only tested).
     """
     why = """
         Under `jax.jit` (and in `lax.scan`/`cond`/`fori_loop`/`while_loop` bodies and `vmap`) the
