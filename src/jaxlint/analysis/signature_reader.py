@@ -23,6 +23,9 @@ from jaxlint.analysis.signatures import (MORE, Atom, Leaf, Opaque, Tree, leaves,
                                          poly_const, poly_mul, poly_value)
 
 _MAX_DEPTH = 12
+# Casts to the default dtypes are often defensive (`idx.astype(jnp.int32)` of what is int32
+# already): they say nothing about the value's own dtype.
+_DEFENSIVE_CASTS = {"float32", "int32", "bool"}
 # `acc = jnp.concatenate([acc, x])` and friends: the result is larger than `acc`.
 _GROWING_JOINS = {"concatenate", "append", "vstack", "hstack", "row_stack", "column_stack", "stack"}
 
@@ -381,14 +384,17 @@ class SignatureReader:
         origin = _text(call)
         if func.attr == "astype" and len(call.args) == 1 and isinstance(base, Opaque):
             dtype = self.dtype_arg(call.args[0], stmt)
-            return Leaf(dtype, False if dtype else None, None, origin=origin, cast_from=base.key) if dtype else None
+            if not dtype:
+                return None
+            cast_from = base.key if dtype not in _DEFENSIVE_CASTS else None
+            return Leaf(dtype, False, None, origin=origin, cast_from=cast_from)
         if func.attr == "reshape" and isinstance(base, Opaque):
             base = Leaf(None, None, None, dtype_of=base.key)
         if not isinstance(base, Leaf) or base.python:
             return None
         if func.attr == "astype" and call.args:
             dtype = self.dtype_arg(call.args[0], stmt)
-            cast_from = base.dtype_of if base.dtype is None else None
+            cast_from = base.dtype_of if base.dtype is None and dtype not in _DEFENSIVE_CASTS else None
             return Leaf(dtype, False if dtype else None, base.shape, origin=origin, cast_from=cast_from)
         if func.attr == "reshape" and call.args:
             args = call.args

@@ -107,7 +107,7 @@ class Leaf:
     grows: Optional[tuple] = field(default=None, compare=False)   # (loop, why) when accumulated
     certain: bool = field(default=True, compare=False)   # False: a slice of a value that may be a list
     dtype_of: Optional[str] = None       # dtype unknown but that of this value (an Opaque key)
-    cast_from: Optional[str] = None      # `v.astype(T)`: T, which the cast says is not v's dtype
+    cast_from: Optional[str] = None      # `v.astype(T)`, T not a default dtype: the cast says v is not T
 
 
 @dataclass(frozen=True)

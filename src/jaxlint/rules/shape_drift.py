@@ -98,9 +98,10 @@ def _message(site, param, path, index, atom, sig, reader) -> str:
                 f"unfilled part), or keep a fixed-size buffer")
     dim = leaf.shape[index]
     size = poly_text(dim, reader.atoms)
-    count = _compiles(dim, atom, reader)
+    sliced = "[" in leaf.origin and ":" in leaf.origin
+    count = _compiles(dim, atom, reader, clipped=sliced)
     fix = ("slice a fixed size with `lax.dynamic_slice(x, (start,), (size,))` and mask the rest, or pass "
-           "the whole array and the bound as a traced argument" if "[" in leaf.origin and ":" in leaf.origin else
+           "the whole array and the bound as a traced argument" if sliced else
            "pad or bucket the size to a few fixed values (powers of two, a maximum length) and pass a mask, "
            "so that only a handful of shapes compile")
     size = "its size" if size == atom.text else f"its size `{size}`"
@@ -119,11 +120,12 @@ def _distinct_sizes(dim, atom, reader):
     return len({poly_eval(dim, {key: v}) for v in atom.values})
 
 
-def _compiles(dim, atom, reader) -> str:
+def _compiles(dim, atom, reader, clipped=False) -> str:
+    """How many compiles follow; a slice past the end is clipped, so only "up to" then."""
     count = _distinct_sizes(dim, atom, reader)
     if count is None:
         return "one compile per distinct shape, without bound"
-    exact = not poly_atoms(dim) - {k for k in poly_atoms(dim) if reader.atoms.get(k) is atom}
+    exact = not clipped and not poly_atoms(dim) - {k for k in poly_atoms(dim) if reader.atoms.get(k) is atom}
     return f"{'' if exact else 'up to '}{count} compiles, one per distinct shape"
 
 
