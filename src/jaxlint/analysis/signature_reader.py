@@ -15,6 +15,7 @@ per iteration. Every fact was checked against jax 0.10.2 (CPU). Anything else is
 from __future__ import annotations
 
 import ast
+import math
 from typing import Optional
 
 from jaxlint.analysis.module import evaluate_literal
@@ -403,7 +404,7 @@ class SignatureReader:
             else:
                 shape = tuple(self.dim(a, stmt) for a in args)
             if shape is not None and any(d is not None and poly_value(d) == -1 for d in shape):
-                shape = tuple(None if d is not None and poly_value(d) == -1 else d for d in shape)
+                shape = _infer_minus_one(shape, base.shape)
             return Leaf(base.dtype, base.weak, shape, origin=origin, dtype_of=base.dtype_of)
         if func.attr in ("copy", "block_until_ready"):
             return base
@@ -491,7 +492,12 @@ class SignatureReader:
             dtype = "int32"
         start, stop = (None, args[0]) if len(args) == 1 else (args[0], args[1])
         step = args[2] if len(args) == 3 else None
-        if step is not None and self.dim(step, stmt) != poly_const(1):
+        numbers = [_number(a) for a in args]
+        if all(n is not None for n in numbers):
+            bounds = [0.0] + numbers if len(numbers) == 1 else numbers
+            lo, hi, by = bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1
+            length = poly_const(max(0, math.ceil((hi - lo) / by))) if by else None
+        elif step is not None and self.dim(step, stmt) != poly_const(1):
             length = self._opaque(call, stmt)
         else:
             stop_dim = self.dim(stop, stmt)
@@ -1124,6 +1130,29 @@ def _literal_shape(value):
             return None, None
         return (poly_const(len(value)),) + shapes.pop(), _promote_python(kinds)
     return None, None
+
+
+def _number(node):
+    """The int or float a literal (maybe negative) stands for, else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    return None
+
+
+def _infer_minus_one(shape, base_shape):
+    """`reshape(3, -1)`: the -1 is what is left of the size, when every other size is known."""
+    sizes = [poly_value(d) if d is not None else None for d in shape]
+    known = base_shape is not None and MORE not in base_shape and \
+        all(d is not None and poly_value(d) is not None for d in base_shape)
+    if known and sizes.count(-1) == 1 and all(v is not None for v in sizes):
+        total = math.prod(poly_value(d) for d in base_shape)
+        rest = math.prod(v for v in sizes if v != -1)
+        if rest and total % rest == 0:
+            return tuple(poly_const(total // rest) if v == -1 else d for v, d in zip(sizes, shape))
+    return tuple(None if v == -1 else d for v, d in zip(sizes, shape))
 
 
 def _arg(call, index, keyword, kwargs):

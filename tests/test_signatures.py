@@ -1,0 +1,184 @@
+"""The abstract signatures JAX305-JAX307 read from code, checked against what JAX itself sees,
+and the reaching-binding questions they rest on."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from jaxlint.analysis.reaching import ScopeBindings
+from jaxlint.analysis.signature_reader import reader_for
+from jaxlint.analysis.signatures import MORE, Leaf, Tree, dtype_difference, poly_value, structure_difference
+from jaxlint.engine import Analysis
+
+# Argument expressions whose dtype, weak type and (constant) shape the reader must know.
+KNOWN = [
+    "1", "-2", "1.0", "True", "1j", "jnp.array(1.0)", "jnp.array(1)", "jnp.array(True)", "jnp.asarray(2.5)",
+    "jnp.array([1, 2])", "jnp.array([1.0, 2.0])", "jnp.array([1, 2.0])", "jnp.array([[1, 2], [3, 4]])",
+    "jnp.array([1, 2], dtype=jnp.float32)", "jnp.array(1, dtype=float)", "np.array(2.0)", "np.array([1, 2])",
+    "np.array([1.0, 2.0])", "np.float32(1.0)", "np.float64(1.0)", "np.int64(3)", "jnp.float32(2.0)",
+    "jnp.int32(2)", "jnp.bfloat16(1.0)", "np.zeros(3)", "np.zeros((2, 3), np.float32)", "np.arange(4)",
+    "jnp.zeros(3)", "jnp.ones((2, 3), dtype=jnp.int32)", "jnp.empty((4,), jnp.float16)", "jnp.full((2,), 1)",
+    "jnp.full((2,), 1.0)", "jnp.full((2, 2), 1.0, dtype=jnp.bfloat16)", "jnp.arange(5)", "jnp.arange(5.0)",
+    "jnp.arange(2, 7)", "jnp.linspace(0.0, 1.0, 7)", "jnp.eye(3)", "jnp.eye(2, 4)", "jnp.zeros(3).astype(jnp.int8)",
+    "jnp.ones(3).astype(jnp.float16)", "jnp.zeros((4, 6)).reshape(3, -1)", "jnp.zeros((4, 6)).reshape((8, 3))",
+    "jnp.pad(jnp.ones(3), (1, 2))", "jnp.pad(jnp.ones((2, 3)), ((0, 1), (2, 0)))",
+    "jnp.stack([jnp.ones(2), jnp.ones(2)])", "jnp.concatenate([jnp.ones(2), jnp.ones(3)])",
+    "jnp.ones(3) * 2.0", "jnp.ones(3) * 2", "jnp.arange(3) + 1", "jnp.float32(2.0) * 3", "jnp.ones((2, 3)).T",
+    "jnp.ones((5, 3))[1:4]", "jnp.ones((5, 3))[:, 0]", "jnp.ones((5, 3))[2]", "jnp.ones((5, 3))[-2:]",
+    "jnp.ones(5)[None]", "jax.random.normal(jax.random.PRNGKey(0), (2, 3))",
+    "jax.random.uniform(jax.random.PRNGKey(0), (4,))", "jax.random.randint(jax.random.PRNGKey(0), (3,), 0, 5)",
+    "jax.random.bernoulli(jax.random.PRNGKey(0), 0.5, (2,))", "float(3)", "int(2.5)", "bool(1)", "2 / 1",
+    "3 // 2", "True + True",
+]
+
+
+def _module(expr: str) -> str:
+    return textwrap.dedent(f"""
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        @jax.jit
+        def f(a):
+            return a
+
+        def run():
+            return f({expr})
+        """)
+
+
+def _read(source: str):
+    tree = ast.parse(source)
+    analysis = Analysis(tree, "<test>", None, source.splitlines())
+    [site] = [s for s in analysis.jit_calls() if s.scope is not None and s.scope.name == "run"]
+    reader = reader_for(analysis, site.scope)
+    return reader.sig_at(site.args["a"].node, site.node), reader
+
+
+@pytest.mark.parametrize("expr", KNOWN)
+def test_reader_knows_what_jax_sees(expr):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    import numpy as np
+    sig, _ = _read(_module(expr))
+    aval = jax.jit(lambda a: a).trace(eval(expr, {"jax": jax, "jnp": jnp, "np": np})).in_avals[0][0]
+    assert isinstance(sig, Leaf), (expr, sig)
+    assert sig.dtype == str(aval.dtype), (expr, sig, aval)
+    assert sig.weak is bool(aval.weak_type), (expr, sig, aval)
+    shape = tuple(poly_value(d) for d in sig.shape if d is not MORE and d is not None)
+    assert len(shape) == len(sig.shape) and shape == aval.shape, (expr, sig.shape, aval.shape)
+
+
+@pytest.mark.parametrize("expr", ["jnp.ones(3) * x", "jnp.arange(3) * 2.0", "jnp.asarray(x)", "x + 1",
+                                  "jnp.zeros_like(jnp.array(1.0))", "helper(1)"])
+def test_reader_leaves_unknown_what_it_cannot_tell(expr):
+    source = _module(expr).replace("def run():", "def helper(v):\n    return v\n\ndef run(x=None):")
+    sig, _ = _read(source)
+    assert not (isinstance(sig, Leaf) and sig.dtype and sig.weak is not None), (expr, sig)
+
+
+def test_structures_and_their_differences():
+    tup, _ = _read(_module("(jnp.ones(2), 1.0)"))
+    lst, _ = _read(_module("[jnp.ones(2), 1.0]"))
+    other, _ = _read(_module("(jnp.ones(2), jnp.float32(1.0))"))
+    keys, _ = _read(_module('{"b": 1, "a": jnp.ones(2)}'))
+    same_keys, _ = _read(_module('dict(a=jnp.zeros(3), b=2)'))
+    none, _ = _read(_module("None"))
+    assert isinstance(tup, Tree) and tup.kind == "tuple" and len(tup.children) == 2
+    assert structure_difference(tup, lst)[0] == ()
+    assert structure_difference(tup, other) is None and dtype_difference(tup, other)[0] == (1,)
+    assert keys.keys == ("a", "b") and structure_difference(keys, same_keys) is None
+    assert dtype_difference(keys, same_keys) is None          # int32 weak in both; shapes do not count
+    assert structure_difference(none, tup)[0] == () and structure_difference(tup, keys)[0] == ()
+
+
+def test_shapes_are_polynomials_over_loop_variables():
+    source = textwrap.dedent("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(a):
+            return a
+
+        def run(x, bs):
+            for i in range(0, 64, bs):
+                f(x[i:i + bs])
+                f(jnp.zeros((i + 1, 3)))
+                f(jnp.pad(x, (0, 128 - len(x))))
+    """)
+    tree = ast.parse(source)
+    analysis = Analysis(tree, "<test>", None, source.splitlines())
+    sites = [s for s in analysis.jit_calls() if s.scope is not None]
+    reader = reader_for(analysis, sites[0].scope)
+    window, grown, padded = (reader.sig_at(s.args["a"].node, s.node) for s in sites)
+    assert window.shape[0] == ((("bs",), 1),)              # (i + bs) - i
+    assert not reader.varying_atoms(window, sites[0].loops)
+    [(_, index, atom)] = reader.varying_atoms(grown, sites[1].loops)
+    assert index == 0 and atom.kind == "loop" and atom.text == "i" and atom.values is None   # range(.., bs)
+    assert poly_value(padded.shape[0]) == 128 and not reader.varying_atoms(padded, sites[2].loops)
+
+
+def _bindings(source):
+    tree = ast.parse(textwrap.dedent(source))
+    func = tree.body[0]
+    uses = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "use":
+            uses[node.lineno] = node
+    bindings = ScopeBindings(func.body)
+    parents = {}
+    for node in ast.walk(func):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+
+    def reach(line):
+        call = uses[line]
+        stmt = call
+        while not isinstance(stmt, ast.stmt):
+            stmt = parents[id(stmt)]
+        name = call.args[0]
+        return bindings.reach(name.id, name, stmt)
+    return reach
+
+
+def test_reaching_bindings():
+    reach = _bindings("""
+        def g(flag, xs):
+            a = 1
+            use(a)
+            if flag:
+                a = 2
+            use(a)
+            n = 0
+            for x in xs:
+                use(x)
+                use(n)
+                n += 1
+            s = 0.1
+            while flag:
+                use(s)
+                s = s * 2
+            t = 1
+            for _ in xs:
+                use(t)
+                t = 2.0
+            acc = []
+            for x in xs:
+                acc = []
+                acc.append(x)
+                use(acc)
+            use(param)
+    """)
+    assert reach(4).kind == "bound" and reach(4).binding.line == 3
+    assert reach(7).kind == "ambiguous"                     # rebound in one branch only
+    assert reach(10).kind == "loopvar"
+    assert reach(11).kind == "self" and reach(11).binding.line == 8
+    assert reach(15).kind == "self"
+    carried = reach(19)
+    assert carried.kind == "carried" and carried.binding.line == 17 and carried.later[0].line == 20
+    assert reach(25).kind == "bound" and reach(25).binding.line == 23
+    assert reach(26).kind == "unbound"
