@@ -96,7 +96,6 @@ class SignatureReader:
                 atom = self._varying_atom(dim, loop_ids)
                 if atom is not None:
                     found.append((path, i, atom))
-                    break
         return found
 
     def _varying_atom(self, dim, loop_ids) -> Optional[Atom]:
@@ -794,8 +793,11 @@ class SignatureReader:
             if not isinstance(loop.target, ast.Name):
                 if _enumerate_index(loop, name, self):
                     return self._counter_atom(name, loop, f"the index of the loop at line {loop.lineno}")
-                return self._register(Atom(name, "loop", loop, reason=f"a loop variable of the loop at line "
-                                                                      f"{loop.lineno}"),
+                values = self._unpacked_values(loop, name, reach.binding.stmt)
+                if values is not None and len(set(values)) == 1:
+                    return poly_const(values[0])      # `for bs, n in product((1,), sizes)`: bs is 1
+                return self._register(Atom(name, "loop", loop, values=values,
+                                           reason=f"a loop variable of the loop at line {loop.lineno}"),
                                       key=f"{name}@{loop.lineno}:{loop.col_offset}")
             return self._loop_atom(name, loop, loop.iter, reach.binding.stmt,
                                    f"the loop variable of the loop at line {loop.lineno}")
@@ -854,6 +856,31 @@ class SignatureReader:
             return None
         if isinstance(value, (list, tuple)) and all(type(v) is int for v in value):
             return list(value)
+        return None
+
+    def _unpacked_values(self, loop, name, stmt) -> Optional[list]:
+        """The ints `name` takes in `for a, b in product(A, B)` / `zip(A, B)` / a literal list of
+        tuples, when the code writes them."""
+        target = loop.target
+        if not isinstance(target, ast.Tuple) or not all(isinstance(e, ast.Name) for e in target.elts):
+            return None
+        index = [e.id for e in target.elts].index(name)
+        iterable = loop.iter
+        if isinstance(iterable, ast.Name):
+            how, reach = self._reach(iterable, stmt)
+            if how != "scope" or reach.kind != "bound" or reach.binding.value is None:
+                return None
+            iterable, stmt = reach.binding.value, reach.binding.stmt
+        if isinstance(iterable, ast.Call) and not iterable.keywords and len(iterable.args) == len(target.elts):
+            combines = self.imports.resolve(iterable.func) == "itertools.product" or _is_call_to(iterable, "zip", self)
+            return self._literal_ints(iterable.args[index], stmt) if combines else None
+        try:
+            rows = evaluate_literal(iterable)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        if isinstance(rows, (list, tuple)) and rows and all(
+                isinstance(r, (list, tuple)) and len(r) == len(target.elts) and type(r[index]) is int for r in rows):
+            return [r[index] for r in rows]
         return None
 
     def _data_read(self, value, stmt) -> Optional[ast.AST]:

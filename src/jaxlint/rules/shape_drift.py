@@ -1,5 +1,7 @@
 """JAX305 shape-drift."""
 
+import ast
+
 from jaxlint.analysis.call_order import describe_loop
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import leaves, path_text, poly_atoms, poly_eval, poly_text, shape_text
@@ -65,26 +67,25 @@ class ShapeDrift(Rule):
                 sig = reader.sig_at(arg.node, site.node)
                 if sig is None:
                     continue
-                for path, index, atom in reader.varying_atoms(sig, site.loops):
-                    if index is not None and _distinct_sizes(dict(leaves(sig))[path].shape[index], atom, reader) == 1:
-                        continue          # `for n in (8, 8)`: the loop's values give one shape
-                    candidates.append((site, param, path, index, atom, sig, reader))
-                    break
+                shapes = dict(leaves(sig))
+                varying = [(path, index, atom) for path, index, atom in reader.varying_atoms(sig, site.loops)
+                           if index is None or _distinct_sizes(shapes[path].shape[index], atom, reader) != 1]
+                if varying:          # `for n in (8, 8)`: a loop whose values give one shape is not
+                    candidates.append((site, param, varying, sig, reader))
         if not candidates:
             return
         ragged = {(f.line, f.col) for f in _ragged_findings(analysis)}
-        seen = set()
-        for site, param, path, index, atom, sig, reader in candidates:
+        for site, param, varying, sig, reader in candidates:
             where = (site.node.lineno, site.node.col_offset)
-            if where in ragged or (where, param) in seen:
+            if where in ragged:
                 continue          # JAX303 names the ragged last batch, with its own fix
-            seen.add((where, param))
             yield Finding(code=self.code, line=where[0], col=where[1], function=site.entry.name, param=param,
-                          message=_message(site, param, path, index, atom, sig, reader))
+                          message=_message(analysis, site, param, varying, sig, reader))
 
 
-def _message(site, param, path, index, atom, sig, reader) -> str:
+def _message(analysis, site, param, varying, sig, reader) -> str:
     name = site.entry.name
+    path, index, atom = varying[0]
     leaf = dict(leaves(sig)).get(path)
     shown = path_text(param, path)
     loop = site.loops[-1]
@@ -99,15 +100,30 @@ def _message(site, param, path, index, atom, sig, reader) -> str:
     dim = leaf.shape[index]
     size = poly_text(dim, reader.atoms)
     sliced = "[" in leaf.origin and ":" in leaf.origin
-    count = _compiles(dim, atom, reader, clipped=sliced)
+    others = [a.text for p, i, a in varying[1:] if p == path and a.text != atom.text]
+    if others:
+        count = "one compile per distinct shape"
+    else:
+        count = _compiles(dim, atom, reader, clipped=sliced or _conditional(analysis, site, atom.loop))
     fix = ("slice a fixed size with `lax.dynamic_slice(x, (start,), (size,))` and mask the rest, or pass "
            "the whole array and the bound as a traced argument" if sliced else
            "pad or bucket the size to a few fixed values (powers of two, a maximum length) and pass a mask, "
            "so that only a handful of shapes compile")
     size = "its size" if size == atom.text else f"its size `{size}`"
+    also = "".join(f", and another follows `{other}`" for other in others)
     return (f"{head} of shape {shape_text(leaf.shape, reader.atoms)}, and {size} "
-            f"follows `{atom.text}`, {atom.reason}: each new shape traces and compiles `{name}` again "
+            f"follows `{atom.text}`, {atom.reason}{also}: each new shape traces and compiles `{name}` again "
             f"({count}). Fix: {fix}")
+
+
+def _conditional(analysis, site, loop) -> bool:
+    """Is the call inside an `if` (or `try`) within the loop: not every iteration may reach it?"""
+    for anc in analysis.parents.chain(site.node):
+        if anc is loop:
+            return False
+        if isinstance(anc, (ast.If, ast.IfExp, ast.Try)):
+            return True
+    return False
 
 
 def _distinct_sizes(dim, atom, reader):
@@ -121,7 +137,7 @@ def _distinct_sizes(dim, atom, reader):
 
 
 def _compiles(dim, atom, reader, clipped=False) -> str:
-    """How many compiles follow; a slice past the end is clipped, so only "up to" then."""
+    """How many compiles follow; only "up to" when a slice may be clipped or the call skipped."""
     count = _distinct_sizes(dim, atom, reader)
     if count is None:
         return "one compile per distinct shape, without bound"
