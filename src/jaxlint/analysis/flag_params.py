@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.analysis.module import positional_params, target_names
+from jaxlint.analysis.module import child_nodes, positional_params, target_names, walk
 
 # A name that says yes/no: use_bias, is_training, has_aux, with_dropout, training, deterministic.
 FLAG_NAME = re.compile(
@@ -35,6 +35,7 @@ _PREDICATE_FUNCS = {"jnp.where", "lax.select", "lax.cond", "jnp.logical_not", "j
                     "jnp.logical_or", "jnp.logical_xor"}
 _ARRAY_NAMESPACES = ("jnp.", "lax.", "jax.nn.", "jax.random.")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_BINDERS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr)
 
 
 def flag_params(entry, imports, passed_containers, module) -> set:
@@ -73,29 +74,22 @@ def flag_params(entry, imports, passed_containers, module) -> set:
 
 
 def _uses(func, names: set, imports, traced: set) -> dict:
-    """name -> {"truth", "array", "other", "rebound"}: how the function body uses each name."""
+    """name -> {"truth", "array", "other", "rebound"}: how the function body uses each name.
+
+    One walk; parent links are kept only for the nodes a truth context is read through
+    (`and`/`or`, `not`), not for every node of the body."""
     uses: dict = {}
     parents: dict = {}
+    loads = []
     todo = list(func.body)
-    for stmt in todo:
-        parents.setdefault(id(stmt), None)
-    seen_nodes = []
     while todo:
         node = todo.pop()
-        seen_nodes.append(node)
         if isinstance(node, _SCOPES):
-            for inner in ast.walk(node):
+            for inner in walk(node):
                 if isinstance(inner, ast.Name) and inner.id in names:
                     uses.setdefault(inner.id, set()).add("other")
             continue
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-            todo.append(child)
-    for node in seen_nodes:
-        if isinstance(node, ast.Name) and node.id in names:
-            uses.setdefault(node.id, set()).add(_how(node, parents.get(id(node)), parents, imports, traced))
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With,
-                               ast.AsyncWith, ast.NamedExpr)):
+        if isinstance(node, _BINDERS):
             targets = node.targets if isinstance(node, ast.Assign) else \
                 [item.optional_vars for item in node.items if item.optional_vars is not None] \
                 if isinstance(node, (ast.With, ast.AsyncWith)) else [node.target]
@@ -103,6 +97,17 @@ def _uses(func, names: set, imports, traced: set) -> dict:
                 for bound in target_names(target):
                     if bound in names:
                         uses.setdefault(bound, set()).add("rebound")
+        for child in child_nodes(node):
+            kind = type(child)
+            if kind is ast.Name:
+                if child.id in names:
+                    loads.append((child, node))
+                continue
+            if kind is ast.BoolOp or kind is ast.UnaryOp:
+                parents[id(child)] = node
+            todo.append(child)
+    for name, parent in loads:
+        uses.setdefault(name.id, set()).add(_how(name, parent, parents, imports, traced))
     return uses
 
 

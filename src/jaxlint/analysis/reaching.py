@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.module import target_names
+from jaxlint.analysis.module import target_names, walk
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -158,9 +158,9 @@ class ScopeBindings:
 
     def _method_calls(self, stmt, path):
         value = getattr(stmt, "value", None)
-        if value is None:
+        if value is None or isinstance(value, (ast.Constant, ast.Name, ast.Attribute)):
             return
-        for node in ast.walk(value):
+        for node in walk(value):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and isinstance(node.func.value, ast.Name) and node.func.attr in MUTATORS:
                 name = node.func.value.id

@@ -113,12 +113,23 @@ class SignatureReader:
 
     # -- names -------------------------------------------------------------------------------------
     def _reach(self, name_node, stmt):
-        comp = comprehension_target(self.analysis.parents, name_node, name_node.id)
-        if comp is not None:
-            return "comprehension", comp
+        if self._may_hold_comprehension(stmt):
+            comp = comprehension_target(self.analysis.parents, name_node, name_node.id)
+            if comp is not None:
+                return "comprehension", comp
         if stmt is None:
             return "unbound", None
         return "scope", self.bindings.reach(name_node.id, name_node, stmt)
+
+    def _may_hold_comprehension(self, stmt) -> bool:
+        """Can a comprehension bind names in `stmt`? Its text says `for` (asking the parent links
+        for every name would cost a walk up the tree each)."""
+        lines = self.analysis.lines
+        if stmt is None or not lines or isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With,
+                                                          ast.Try, ast.FunctionDef, ast.ClassDef)):
+            return True
+        end = getattr(stmt, "end_lineno", None) or stmt.lineno
+        return any("for" in line for line in lines[stmt.lineno - 1:end])
 
     def _module_value(self, name: str):
         """The one value a module-level name is bound to (a function reads it after import)."""
