@@ -79,6 +79,13 @@ class ShapeDrift(Rule):
             where = (site.node.lineno, site.node.col_offset)
             if where in ragged:
                 continue          # JAX303 names the ragged last batch, with its own fix
+            repeat = _repeats_each_shape(site, varying)
+            if repeat is not None:
+                analysis.notes.append(
+                    f"JAX305 not reported at line {where[0]}: the shape of `{param}` changes only with "
+                    f"an outer loop, and the loop at line {repeat.lineno} calls `{site.entry.name}` "
+                    f"again with each shape (a sweep over shapes: each compile is used many times)")
+                continue
             yield Finding(code=self.code, line=where[0], col=where[1], function=site.entry.name, param=param,
                           message=_message(analysis, site, param, varying, sig, reader))
 
@@ -114,6 +121,19 @@ def _message(analysis, site, param, varying, sig, reader) -> str:
     return (f"{head} of shape {shape_text(leaf.shape, reader.atoms)}, and {size} "
             f"follows `{atom.text}`, {atom.reason}{also}: each new shape traces and compiles `{name}` again "
             f"({count}). Fix: {fix}")
+
+
+def _repeats_each_shape(site, varying):
+    """The loop, inside every loop that changes the shape, that calls the function again with the
+    same shape (a benchmark over resolutions, a curriculum stage trained for many steps), or None."""
+    loops = site.loops                       # outermost first
+    changing = [loops.index(atom.loop) for _, _, atom in varying if atom.loop in loops]
+    if len(changing) != len(varying):
+        return None
+    for loop in loops[max(changing) + 1:]:
+        if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+            return loop
+    return None
 
 
 def _conditional(analysis, site, loop) -> bool:
