@@ -22,7 +22,9 @@ class ShapeDrift(Rule):
         an array or list that grows by one piece per iteration (`jnp.concatenate([acc, x])`,
         `buf.append(x)` then `jnp.array(buf)`). A shape that only takes a few fixed values at
         different calls (a train and an eval batch size) is not flagged, nor is a size bucketed
-        or clipped by a function (`next_power_of_2(n)`, `min(n, cap)`, `n // k`).
+        or clipped by a function (`next_power_of_2(n)`, `min(n, cap)`, `n // k`), nor a sweep
+        that calls each shape again in an inner loop (a benchmark over resolutions): there each
+        compile is the work, reused by every call of its shape.
     """
     why = """
         An argument's shape is part of jit's cache key. Each new shape traces the function again
