@@ -23,6 +23,7 @@ JIT_WRAPPERS = {
     "nnx.jit": ("static_argnums", "static_argnames"),
     "eqx.filter_jit": (None, None),
     "eqx.filter_pmap": (None, None),
+    "jax.make_jaxpr": ("static_argnums", None),     # traces like jit (never compiles)
 }
 # In these, a parameter is static unless its value is an array (equinox's filter semantics).
 FILTERING_WRAPPERS = {"eqx.filter_jit", "eqx.filter_pmap"}
@@ -55,9 +56,45 @@ CALL_THROUGH_WRAPPERS = {
     "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.vmap",
     "jax.checkpoint", "jax.named_call", "jax.jit", "jax.pmap", "eqx.filter_jit", "eqx.filter_vmap",
     "eqx.filter_grad", "eqx.filter_value_and_grad", "nnx.jit", "jax.custom_jvp", "jax.custom_vjp",
+    "jax.shard_map", "jax.make_jaxpr",
 }
 # Wrappers that trace their function even outside jit (vmap's parameters become BatchTracers).
-TRACING_WRAPPERS = {"jax.vmap", "jax.checkpoint", "eqx.filter_vmap"}
+TRACING_WRAPPERS = {"jax.vmap", "jax.checkpoint", "eqx.filter_vmap", "jax.shard_map", "jax.make_jaxpr"}
+# Of those, the ones that run their function op by op outside jit: only values computed from
+# the arguments are tracers there (`jnp.zeros(3).sum()` is a concrete array).
+BATCHING_WRAPPERS = {"jax.vmap", "eqx.filter_vmap", "jax.shard_map"}
+# Of those, the ones whose every non-static argument becomes a tracer, Python numbers included.
+STAGING_WRAPPERS = {"jax.checkpoint", "jax.shard_map", "jax.make_jaxpr"}
+
+# Autodiff alone (no jit): the differentiated arguments become tracers whose primal value is
+# concrete. name -> position of `argnums` (None: always the first argument).
+DIFF_WRAPPERS = {"jax.grad": 1, "jax.value_and_grad": 1, "jax.jacfwd": 1, "jax.jacrev": 1,
+                 "jax.hessian": 1, "eqx.filter_grad": None, "eqx.filter_value_and_grad": None}
+# `T(f, *args)`: f is traced at once with the arguments after it. name -> (mode, how the
+# arguments are passed): "staged" traces like jit, "diff" like grad; "args" passes args[1:],
+# "tuple" passes the elements of args[1] (jax.jvp(f, primals, tangents)).
+APPLY_TRANSFORMS = {"jax.eval_shape": ("staged", "args"), "jax.vjp": ("diff", "args"),
+                    "jax.linearize": ("diff", "args"), "jax.jvp": ("diff", "tuple")}
+# How a tracer of autodiff alone fails (JAX102 wording): the other conversions of the family,
+# `int()`, `.item()`, `operator.index()`, indexing, work on its concrete primal. Also failing:
+# every `math.*` and NumPy conversion, and numeric format specs.
+FAILS_UNDER_AUTODIFF = {"float()", "complex()", ".tolist()", "hash()", "dict key", ".__float__()",
+                        ".__array__()", "%-format as a number", "str.format with a number format"}
+# Operations whose result still carries a derivative (a tracer of autodiff); everything else on
+# such a value (comparisons, floor, sign, argmax, astype...) gives a concrete result under grad.
+DIFFERENTIABLE_FUNCTIONS = {
+    "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan", "arctan2", "exp",
+    "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "square", "power", "abs",
+    "absolute", "sum", "mean", "prod", "std", "var", "max", "min", "maximum", "minimum", "dot",
+    "matmul", "einsum", "inner", "outer", "where", "clip", "norm", "logaddexp", "logsumexp",
+    "sigmoid", "softplus", "relu", "gelu", "silu", "softmax", "log_softmax", "reshape",
+    "transpose", "concatenate", "stack", "squeeze", "expand_dims", "ravel", "multiply", "add",
+    "subtract", "divide", "true_divide", "negative", "reciprocal", "hypot", "erf", "cumsum",
+    "cumprod", "linalg.norm", "diagonal", "trace", "tensordot", "vdot", "atleast_1d",
+}
+DIFFERENTIABLE_METHODS = {"sum", "mean", "prod", "std", "var", "max", "min", "dot", "reshape",
+                          "transpose", "squeeze", "ravel", "flatten", "clip", "cumsum", "cumprod",
+                          "conj", "diagonal", "trace", "__getitem__", "copy", "swapaxes"}
 
 # --- values -----------------------------------------------------------------------------------
 
@@ -68,6 +105,23 @@ ARRAY_FUNCTIONS = {"jax.device_put", "jax.lax.stop_gradient"}
 # ... except these, which compute on dtypes and shapes and return Python values.
 STATIC_RESULT_FUNCTIONS = set(_probed.STATIC_RESULT) | {
     "lax.axis_size",    # needs a named axis, which the probes do not set up; returns a Python int
+    # Python ints about the runtime, not the values (JAX 0.10.2: int under jit and shard_map alike)
+    "jax.device_count", "jax.local_device_count", "jax.process_count", "jax.process_index",
+}
+# Collectives that return a Python number when their operand is one: `lax.psum(1, axis)` is the
+# axis size as an int (JAX 0.10.2, under shard_map, pmap and vmap alike); `lax.pmax(1, ...)` is not.
+CONCRETE_FOR_PYTHON_OPERAND = {"lax.psum", "lax.pmean"}
+COLLECTIVES = {"lax.psum", "lax.pmean", "lax.pmax", "lax.pmin", "lax.all_gather", "lax.psum_scatter",
+               "lax.all_to_all", "lax.ppermute", "lax.pshuffle", "lax.pswapaxes"}
+# NumPy functions that build an ndarray: indexing one with a tracer calls __array__/__index__
+# on the tracer (TracerArrayConversionError), where a jnp array would be indexed on device.
+NUMPY_ARRAY_RESULTS = {
+    "np.array", "np.asarray", "np.asanyarray", "np.ascontiguousarray", "np.arange", "np.zeros",
+    "np.ones", "np.full", "np.empty", "np.linspace", "np.logspace", "np.geomspace", "np.eye",
+    "np.identity", "np.load", "np.loadtxt", "np.genfromtxt", "np.stack", "np.concatenate",
+    "np.vstack", "np.hstack", "np.tile", "np.repeat", "np.zeros_like", "np.ones_like",
+    "np.full_like", "np.diag", "np.tri", "np.triu", "np.tril", "np.cumsum", "np.sort",
+    "np.argsort", "np.copy", "np.frombuffer", "np.fromfunction", "np.random.permutation",
 }
 # Attributes of an array that are Python values under trace.
 STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "sharding", "aval", "weak_type", "itemsize",
@@ -91,6 +145,11 @@ ARITHMETIC_BUILTINS = {"abs", "round", "sum", "pow", "divmod"}
 CONVERTING_BUILTINS = {"int": "int()", "float": "float()", "complex": "complex()"}
 SCALAR_TYPES = {"int", "float", "bool", "complex", "numbers.Number", "numbers.Integral",
                 "numbers.Real", "numbers.Complex"}
+# Types that no tracer and no pytree of tracers is an instance of: `isinstance(x, np.ndarray)` on
+# a traced value is False under trace, so its branch never runs there.
+NEVER_TRACED_TYPES = {"np.ndarray", "np.generic", "np.number", "np.integer", "np.floating",
+                      "np.bool_", "np.complexfloating", "str", "bytes"}
+CONTAINER_TYPES = {"list", "tuple", "dict", "set", "frozenset"}
 
 # NumPy functions that fail on a tracer, mostly by calling __array__ (np.sum/np.mean/np.max
 # dispatch to the tracer's own methods and work, so they are not here).

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from jaxlint.analysis.api_tables import NUMPY_ARRAY_RESULTS
 from jaxlint.analysis.names import ImportMap
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -44,6 +45,19 @@ class FuncInfo:
         if self.cls is None or self.parent is not None:
             return False
         return not any(_decorator_name(d) in ("staticmethod",) for d in self.node.decorator_list)
+
+    @property
+    def method_kind(self) -> str:
+        """How the class binds this def: "instance", "class", "static" or "property" ("" when
+        it is not a method). What Python passes as the first argument depends on it."""
+        if self.cls is None or self.parent is not None:
+            return ""
+        names = {_decorator_name(d) for d in self.node.decorator_list}
+        for kind, words in (("static", ("staticmethod",)), ("class", ("classmethod",)),
+                            ("property", ("property", "cached_property", "setter", "getter"))):
+            if names.intersection(words):
+                return kind
+        return "instance"
 
 
 @dataclass(eq=False)
@@ -133,15 +147,21 @@ class ModuleIndex:
         self.imports = imports or ImportMap(tree, lines)
         self.functions: list = []            # every FuncInfo, in source order
         self.by_node: dict = {}              # id(def node) -> FuncInfo
-        self.top_functions: dict = {}        # module-level def name -> FuncInfo
+        self.top_functions: dict = {}        # module-level def name -> FuncInfo (the last def)
+        self.top_defs: dict = {}             # module-level def name -> every FuncInfo, in order
+        self.top_classes: dict = {}          # module-level class name -> ClassInfo (the last)
+        self.instances: dict = {}            # module-level NAME = Cls(...) -> ClassInfo
+        self.module_assignments: dict = {}   # module-level name -> [(line, value or None)] of its assignments
         self.classes: dict = {}              # class name -> ClassInfo (any nesting; last wins)
         self.constants: dict = {}            # module-level NAME -> literal value
         self.sequences: set = set()          # module-level names bound to list/tuple/dict displays
+        self.ndarrays: set = set()           # module-level names bound to a new NumPy array
+        self.rebound_globals: set = set()    # names a def declares `global`
         self.module_names: set = set()       # every name bound at module level
         self.static_fields: set = set()      # attribute names declared static in a pytree class
         self._registered = None
         self._registration_calls: list = []  # `f(Name, ...)` statements: maybe pytree registrations
-        words = _REGISTRATION_WORDS | {"def", "class"}
+        words = _REGISTRATION_WORDS | {"def", "class", "global"}
         words |= {local for local, target in self.imports.aliases.items() if _is_registration(target)}
         self._in_functions = LineFilter(lines, words)
         self._index_body(tree.body, None, None, "")
@@ -164,7 +184,10 @@ class ModuleIndex:
                 cls.methods[stmt.name] = info
             else:
                 self.top_functions[stmt.name] = info
+                self.top_defs.setdefault(stmt.name, []).append(info)
                 self.module_names.add(stmt.name)
+                self.instances.pop(stmt.name, None)
+                self.top_classes.pop(stmt.name, None)
             self._index_body(stmt.body, None, info, info.qualname + ".")
             return
         if isinstance(stmt, ast.ClassDef):
@@ -172,11 +195,15 @@ class ModuleIndex:
             self.classes[stmt.name] = info
             if parent is None and cls is None:
                 self.module_names.add(stmt.name)
+                self.top_classes[stmt.name] = info
+                self.instances.pop(stmt.name, None)
             self._index_body(stmt.body, info, None if parent is None else parent,
                              prefix + stmt.name + ".")
             return
         if parent is None and cls is None:
             self._record_module_binding(stmt)
+        elif isinstance(stmt, ast.Global):
+            self.rebound_globals.update(stmt.names)     # a def may rebind a module-level name
         if isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(stmt.value, ast.Call) \
                 and stmt.value.args and isinstance(stmt.value.args[0], ast.Name):
             self._registration_calls.append(stmt.value)
@@ -197,10 +224,21 @@ class ModuleIndex:
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
                 self.module_names.add((alias.asname or alias.name).split(".")[0])
+                self.module_assignments.setdefault((alias.asname or alias.name).split(".")[0], []).append(
+                    (stmt.lineno, None))
             return
         for target in targets:
             for name in target_names(target):
                 self.module_names.add(name)
+                self.module_assignments.setdefault(name, []).append(
+                    (value.lineno, value) if isinstance(target, ast.Name) and value is not None else (stmt.lineno, None))
+                self.instances.pop(name, None)
+                self.top_classes.pop(name, None)     # `Model = make_model()` rebinds the name
+                if not isinstance(target, ast.Name):
+                    self.ndarrays.discard(name)      # `A, B = (jnp.array(x) for x in (A, B))`
+            if isinstance(target, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                    and value.func.id in self.top_classes:
+                self.instances[target.id] = self.top_classes[value.func.id]
             if isinstance(target, ast.Name) and value is not None:
                 try:
                     if not _small_literal(value):
@@ -212,6 +250,10 @@ class ModuleIndex:
                     self.sequences.add(target.id)
                 else:
                     self.sequences.discard(target.id)
+                if isinstance(value, ast.Call) and self.imports.resolve(value.func) in NUMPY_ARRAY_RESULTS:
+                    self.ndarrays.add(target.id)
+                else:
+                    self.ndarrays.discard(target.id)
 
     def _class_info(self, node: ast.ClassDef) -> ClassInfo:
         bases = [self.imports.resolve(b) or (b.id if isinstance(b, ast.Name) else "") for b in node.bases]
@@ -248,6 +290,107 @@ class ModuleIndex:
         return info
 
     # -- queries ------------------------------------------------------------------------------
+    def function_at(self, name: str, line: int) -> Optional[FuncInfo]:
+        """The module-level def that `name` means in module-level code at `line`: the last one
+        defined before it (a notebook that redefines a function in a later cell)."""
+        defs = self.top_defs.get(name)
+        if not defs:
+            return None
+        before = [info for info in defs if info.node.lineno < line]
+        return before[-1] if before else None
+
+    def lookup_method(self, cls: "ClassInfo", attr: str, depth: int = 0) -> Optional[FuncInfo]:
+        """The def `attr` names on `cls`: its own, else a base class's of this file."""
+        if attr in cls.methods:
+            return cls.methods[attr]
+        if depth < 8:
+            for base in cls.bases:
+                other = self.top_classes.get(base)
+                if other is not None and other is not cls:
+                    found = self.lookup_method(other, attr, depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    def record_fields(self, cls: "ClassInfo", depth: int = 0) -> Optional[tuple]:
+        """The fields a call of `cls` fills, in order, when `cls` is a record: a NamedTuple or a
+        dataclass-like pytree whose constructor the class does not write itself. None otherwise."""
+        if depth > 8 or self.lookup_method(cls, "__init__") is not None:
+            return None
+        decorators = {self.imports.resolve(d.func if isinstance(d, ast.Call) else d) or "" for d in cls.node.decorator_list}
+        dataclass_like = decorators & {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"} \
+            or any(b in ("flax.struct.PyTreeNode", "eqx.Module") for b in cls.bases)
+        named_tuple = any(b in ("typing.NamedTuple", "NamedTuple") or b.endswith(".NamedTuple") for b in cls.bases)
+        fields = []
+        for base in cls.bases:
+            other = self.top_classes.get(base)
+            if other is not None and other is not cls:
+                inherited = self.record_fields(other, depth + 1)
+                if inherited is None:
+                    return None
+                fields.extend(inherited)
+                dataclass_like = dataclass_like or bool(inherited)
+            elif not (base in ("object", "typing.NamedTuple", "NamedTuple", "typing.Generic")
+                      or base.endswith(".NamedTuple") or base in ("flax.struct.PyTreeNode", "eqx.Module")):
+                return None       # a base of another module may add fields or a constructor
+        if not (dataclass_like or named_tuple):
+            return None
+        for stmt in cls.node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                annotation = ast.unparse(stmt.annotation) if stmt.annotation is not None else ""
+                if "ClassVar" in annotation or "InitVar" in annotation:
+                    continue
+                if stmt.target.id not in fields:
+                    fields.append(stmt.target.id)
+        return tuple(fields)
+
+    def class_named(self, node) -> Optional["ClassInfo"]:
+        """The module-level class an annotation or a callee names (`Model`, `"Model"`)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return self.top_classes.get(node.value.strip())
+        if isinstance(node, ast.Name):
+            return self.top_classes.get(node.id)
+        return None
+
+    def bindings_of(self, scope: FuncInfo) -> dict:
+        """`local_bindings` of a def, computed once per def."""
+        cache = self.__dict__.setdefault("_bindings", {})
+        key = id(scope.node)
+        if key not in cache:
+            cache[key] = local_bindings(scope.node)
+        return cache[key]
+
+    def local_instance(self, name: str, scope: Optional[FuncInfo]) -> Optional["ClassInfo"]:
+        """The class of the object `name` holds where `scope` (a def, None: the module) reads it,
+        as Python resolves the name: a parameter annotated with a class of this file, a local bound
+        only by calls of one class, or a module-level `name = Cls(...)`. None when unsure."""
+        cache = self.__dict__.setdefault("_local_instances", {})
+        key = (id(scope), name)
+        if key in cache:
+            return cache[key]
+        found = None
+        s = scope
+        while s is not None:
+            args = s.node.args
+            params = {a.arg: a for a in args.posonlyargs + args.args + args.kwonlyargs}
+            if args.vararg is not None or args.kwarg is not None:
+                params.update({a.arg: None for a in (args.vararg, args.kwarg) if a is not None})
+            if name in params:
+                a = params[name]
+                found = self.class_named(a.annotation) if a is not None and a.annotation is not None else None
+                break
+            values = self.bindings_of(s).get(name)
+            if values is not None:
+                classes = {id(c): c for c in (self.class_named(v.func) if isinstance(v, ast.Call) else None
+                                               for v in values)}
+                found = next(iter(classes.values())) if len(classes) == 1 else None
+                break
+            s = s.parent
+        else:
+            found = self.instances.get(name)
+        cache[key] = found
+        return found
+
     def registered_pytree_classes(self) -> set:
         """Classes registered by a call such as `jax.tree_util.register_pytree_node(Cls, ...)`."""
         if self._registered is not None:
@@ -337,6 +480,53 @@ def _small_literal(node) -> bool:
     """Cheap enough to evaluate as a literal: a generated table of 100,000 rows took seconds."""
     return node.end_lineno - node.lineno <= 200 and \
         len(getattr(node, "elts", None) or getattr(node, "keys", None) or ()) <= 1000
+
+
+def local_bindings(func_node) -> dict:
+    """What a function body binds, as Python decides which names are local to it: name -> the
+    binding nodes (an assigned value, a nested def or class node; None for any other binding:
+    a loop target, an import, `with ... as`, `except ... as`, a tuple target). Not inside nested
+    defs, classes, lambdas or comprehensions, which have scopes of their own. `global`/`nonlocal`
+    names map to [None]."""
+    found: dict = {}
+
+    def add(name, value):
+        found.setdefault(name, []).append(value)
+
+    stack = list(func_node.body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            add(node.name, node)
+            stack.extend(node.decorator_list)
+            continue
+        if kind in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
+            continue
+        if kind is ast.Assign:
+            for target in node.targets:
+                for name in target_names(target):
+                    add(name, node.value if isinstance(target, ast.Name) else None)
+        elif kind in (ast.AnnAssign, ast.AugAssign, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            add(node.target.id, node.value if kind is ast.AnnAssign else None)
+        elif kind in (ast.For, ast.AsyncFor):
+            for name in target_names(node.target):
+                add(name, None)
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    for name in target_names(item.optional_vars):
+                        add(name, None)
+        elif kind in (ast.Import, ast.ImportFrom):
+            for alias in node.names:
+                add((alias.asname or alias.name).split(".")[0], None)
+        elif kind is ast.ExceptHandler and node.name:
+            add(node.name, None)
+        elif kind in (ast.Global, ast.Nonlocal):
+            for name in node.names:
+                found[name] = [None]
+        stack.extend(child_nodes(node))
+    return found
 
 
 def target_names(target):

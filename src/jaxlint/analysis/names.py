@@ -23,6 +23,7 @@ _CANONICAL_PREFIXES = (
     ("numpy.", "np."),
     ("numpy", "np"),
     ("jax.remat", "jax.checkpoint"),
+    ("jax.experimental.shard_map.shard_map", "jax.shard_map"),
     ("equinox.", "eqx."),
     ("equinox", "eqx"),
     ("flax.nnx.", "nnx."),

@@ -3,7 +3,12 @@
 Three states matter: TRACED (a tracer, or a container holding tracers), STATIC (a Python value
 JAX never sees) and UNKNOWN (anything the analysis cannot classify: precision first, unknown
 values never produce findings). Functions, wrapped functions and `.at` indexers get their own
-kinds so calls and updates can be followed.
+kinds so calls and updates can be followed, and so do the classes of the file and their
+objects (OBJECT, CLASS), so that `model.energy`, `Model.f` and `self.helper` reach their defs.
+
+A TRACED value with `diff` set is a tracer of autodiff alone (`jax.grad`, `jax.vjp`, ... outside
+any jit): its primal value is concrete, so `if x > 0`, `int(x)` and `x.item()` work on it, while
+`float(x)`, `math.*` and NumPy conversions fail (checked with JAX 0.10.2).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 from typing import Optional
 
 STATIC, TRACED, UNKNOWN, FUNC, WRAPPED, AT = "static", "traced", "unknown", "func", "wrapped", "at"
+OBJECT, CLASS = "object", "class"     # an instance of a class of this file / the class itself
 ARRAY, MAYBE, CONTAINER = "array", "maybe", "container"   # what a TRACED value is known to be
 NO_CONST = object()
 _MAX_PATH = 8
@@ -20,11 +26,13 @@ class V:
     """One abstract value. Immutable by convention: operations build new values."""
 
     __slots__ = ("state", "leaf", "path", "params", "boolish", "elts", "const", "pyseq",
-                 "shows", "func", "closure", "bound", "wrapper", "extra", "text")
+                 "shows", "func", "closure", "bound", "wrapper", "extra", "text", "diff", "maykey",
+                 "ndarray", "cls", "fields")
 
     def __init__(self, state, leaf=None, path=(), params=frozenset(), boolish=False, elts=None,
                  const=NO_CONST, pyseq=False, shows=None, func=None, closure=None, bound=None,
-                 wrapper=None, extra=None, text=""):
+                 wrapper=None, extra=None, text="", diff=False, maykey=False, ndarray=False,
+                 cls=None, fields=None):
         self.state = state
         self.leaf = leaf
         self.path = path
@@ -40,6 +48,11 @@ class V:
         self.wrapper = wrapper      # WRAPPED: canonical transform name; AT: None
         self.extra = extra          # WRAPPED: (inner V, keywords); AT: base value
         self.text = text            # how the value was produced, for messages ("jnp.ceil(...)")
+        self.diff = diff            # TRACED by autodiff alone: the primal value is concrete
+        self.maykey = maykey        # TRACED element of a pytree of unknown kind: may be a dict's str key
+        self.ndarray = ndarray      # STATIC and known to be a NumPy array
+        self.cls = cls              # OBJECT/CLASS, or a record (NamedTuple...): its ClassInfo
+        self.fields = fields        # a record's field names, in the order of `elts`
 
     # -- predicates ---------------------------------------------------------------------------
     @property
@@ -52,7 +65,8 @@ class V:
         return self.state == TRACED and self.leaf == ARRAY
 
     def signature(self):
-        return (self.state, self.leaf, self.boolish)
+        return (self.state, self.leaf, self.boolish, self.diff, self.maykey, self.ndarray,
+                id(self.cls) if self.cls is not None else None)
 
     def extend(self, step: str) -> "V":
         """The same value, having flowed into `step` (a variable or parameter name)."""
@@ -71,18 +85,18 @@ def copy(v: V, **changes) -> V:
     return new
 
 
-def static(const=NO_CONST, pyseq=False, elts=None, shows=None) -> V:
+def static(const=NO_CONST, pyseq=False, elts=None, shows=None, ndarray=False) -> V:
     if isinstance(const, int) and const.bit_length() > 256:
         const = NO_CONST    # no shape or count is this large, and str() of it can raise ValueError
-    return V(STATIC, const=const, pyseq=pyseq, elts=elts, shows=shows)
+    return V(STATIC, const=const, pyseq=pyseq, elts=elts, shows=shows, ndarray=ndarray)
 
 
 UNKNOWN_V = V(UNKNOWN)
 STATIC_V = V(STATIC)
 
 
-def traced(leaf=ARRAY, path=(), params=frozenset(), boolish=False, elts=None, text="") -> V:
-    return V(TRACED, leaf=leaf, path=path, params=params, boolish=boolish, elts=elts, text=text)
+def traced(leaf=ARRAY, path=(), params=frozenset(), boolish=False, elts=None, text="", diff=False) -> V:
+    return V(TRACED, leaf=leaf, path=path, params=params, boolish=boolish, elts=elts, text=text, diff=diff)
 
 
 def first_traced(values) -> Optional[V]:
@@ -99,8 +113,10 @@ def derived(values, boolish=False, text="", leaf=ARRAY) -> V:
         if any(v is not None and v.state == UNKNOWN for v in values):
             return UNKNOWN_V
         return STATIC_V
-    params = frozenset().union(*(v.params for v in values if v is not None and v.state == TRACED))
-    return traced(leaf=leaf, path=source.path, params=params, boolish=boolish, text=text or source.text)
+    tracers = [v for v in values if v is not None and v.state == TRACED]
+    params = frozenset().union(*(v.params for v in tracers))
+    return traced(leaf=leaf, path=source.path, params=params, boolish=boolish, text=text or source.text,
+                  diff=all(v.diff for v in tracers))
 
 
 def join(a: Optional[V], b: Optional[V]) -> V:
@@ -110,8 +126,12 @@ def join(a: Optional[V], b: Optional[V]) -> V:
     if b is None or a is b:
         return a
     if a.state == TRACED and b.state == TRACED:
+        diff, maykey = a.diff and b.diff, a.maykey or b.maykey    # a staged tracer on any path wins
         if a.leaf != b.leaf:
-            return copy(a, leaf=MAYBE, elts=None, boolish=a.boolish and b.boolish)
+            return copy(a, leaf=MAYBE, elts=None, boolish=a.boolish and b.boolish, diff=diff, maykey=maykey,
+                        fields=None, cls=None)
+        if a.diff != diff or a.maykey != maykey:
+            return copy(a, diff=diff, maykey=maykey)
         return a
     if a.state == TRACED:
         return a
@@ -120,21 +140,29 @@ def join(a: Optional[V], b: Optional[V]) -> V:
     if a.state == b.state == STATIC:
         if a.const is not NO_CONST and a.const == b.const and type(a.const) is type(b.const):
             return a
-        return static(pyseq=a.pyseq and b.pyseq)
+        return static(pyseq=a.pyseq and b.pyseq, ndarray=a.ndarray and b.ndarray)
     if a.state == b.state and a.state in (FUNC, WRAPPED) and a.func is b.func:
+        return a
+    if a.state == b.state and a.state in (OBJECT, CLASS) and a.cls is b.cls:
         return a
     return UNKNOWN_V
 
 
-def element_of(v: V) -> V:
-    """What iterating over `v` yields."""
+def element_of(v: V, iterating: bool = False) -> V:
+    """What iterating over `v` (`iterating`: a for-loop or comprehension) or unpacking it yields.
+
+    A for-loop over a pytree of unknown kind may be over a dict, whose items are its str keys:
+    those elements are `maykey`, and a place that a str passes as well as a tracer fails with
+    (a dict or list index, a print) is not reported for them."""
     if v.state == TRACED:
         if v.elts:
             out = None
             for e in v.elts:
                 out = join(out, e)
             return out
-        return copy(v, leaf=MAYBE if v.leaf != ARRAY else ARRAY, elts=None)
+        if v.leaf == ARRAY:
+            return copy(v, elts=None, fields=None, cls=None)
+        return copy(v, leaf=MAYBE, elts=None, fields=None, cls=None, maykey=v.maykey or iterating)
     if v.state == STATIC and v.elts:
         out = None
         for e in v.elts:
