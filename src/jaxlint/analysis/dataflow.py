@@ -17,8 +17,8 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.module import FuncInfo, ModuleIndex, param_names, positional_params, walk
-from jaxlint.analysis.traced import unbatched_positions
+from jaxlint.analysis.module import FuncInfo, ModuleIndex, evaluate_literal, param_names, positional_params, walk
+from jaxlint.analysis.traced import shard_map_passthrough, unbatched_positions
 from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,
                                      UNKNOWN, UNKNOWN_V, WRAPPED, V)
 
@@ -116,6 +116,7 @@ class ModuleFlow:
         self.jitted_by_attr = jitted_by_attr
         self.class_is_pytree = class_is_pytree
         self.sinks: list = []
+        self._jitted_defs = None
         self._sink_keys: set = set()
         self.memo: dict = {}
         self.in_progress: set = set()
@@ -123,13 +124,20 @@ class ModuleFlow:
         self.steps = 0
 
     def record(self, kind, node, value, frame, **detail):
-        if frame.muted:
+        if frame.muted or value is not None and (value.maykey or value.diff and not fails_under_autodiff(kind, detail)):
             return
         key = (kind, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), detail.get("key"))
         if key in self._sink_keys:
             return
         self._sink_keys.add(key)
         self.sinks.append(Sink(kind, node, value, frame, detail))
+
+    def jitted_def(self, func) -> Optional[object]:
+        """The jit entry of a def decorated with a jit wrapper, if any."""
+        if self._jitted_defs is None:
+            self._jitted_defs = {id(e.func): e for e in self.finder.entries
+                                 if e.is_jit and e.via_decorator and e.func is not None}
+        return self._jitted_defs.get(id(func))
 
     def inspects_tracers(self, node) -> bool:
         """`inspects_tracers(node)`, once per function, and without a walk when no line of the
@@ -149,9 +157,16 @@ class FunctionRun:
     """One abstract execution of one function body with given argument values."""
 
     def __init__(self, flow: ModuleFlow, func, env: Env, frame: Frame, depth: int,
-                 self_value: Optional[V] = None, owner_cls=None, tracing: bool = True):
+                 self_value: Optional[V] = None, owner_cls=None, tracing: bool = True, scope=None,
+                 unrolls: Optional[bool] = None):
         self.flow = flow
-        self.tracing = tracing             # False: a plain function hosting lax/vmap calls
+        # tracing: values are staged (jit, lax bodies): jnp results are tracers even from Python
+        # values. Otherwise (a plain function hosting transforms, vmap/shard_map outside jit, grad
+        # alone) a result is a tracer only when an input is one.
+        self.tracing = tracing
+        self.unrolls = tracing if unrolls is None else unrolls    # a Python loop is unrolled into a trace
+        self.scope = scope                 # the def whose locals this one reads as closure variables
+        self._inputs_traced = False
         self.func = func                   # FuncInfo or ast.Lambda
         self.env = env
         self.frame = frame
@@ -226,7 +241,7 @@ class FunctionRun:
 
     def stmt_For(self, s):
         it = s.iter
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+        if self.unrolls and isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
                 and not self.env.is_local("range") and it.args and not it.keywords \
                 and not any(isinstance(a, ast.Starred) for a in it.args):
             bounds = [self.eval(a) for a in it.args]
@@ -358,33 +373,123 @@ class FunctionRun:
             return vals.static(const, pyseq=isinstance(const, (str, bytes, tuple, list, dict, set, frozenset)))
         if n.id in index.sequences:
             return vals.static(pyseq=True)
+        if n.id in index.ndarrays and n.id not in index.rebound_globals:
+            return vals.static(ndarray=True)
+        if self.scope is not None:
+            cls = index.local_instance(n.id, self.scope)
+            if cls is not None:
+                return V(vals.OBJECT, cls=cls)
+            enclosing = self._enclosing_binding(n.id)
+            if enclosing is not None:
+                return enclosing      # a local of an enclosing def shadows the module's name
         if n.id in index.top_functions:
             return V(FUNC, func=index.top_functions[n.id], closure=None)
+        if n.id in index.top_classes:
+            return V(vals.CLASS, cls=index.top_classes[n.id])
+        if n.id in index.instances:
+            return V(vals.OBJECT, cls=index.instances[n.id])
         if n.id == "self" and self.self_value is not None:
             return self.self_value
         return UNKNOWN_V
+
+    def _enclosing_binding(self, name) -> Optional[V]:
+        """What a free name holds when an enclosing def binds it (None: it does not): a def nested
+        there (its only binding), or an unknown value (a parameter, an assignment)."""
+        s = self.scope
+        while s is not None:
+            if name in param_names(s.node.args):
+                return UNKNOWN_V
+            bindings = self.flow.index.bindings_of(s).get(name)
+            if bindings is not None:
+                if all(isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) for b in bindings):
+                    info = self.flow.index.by_node.get(id(max(bindings, key=lambda b: b.lineno)))
+                    if info is not None:
+                        return V(FUNC, func=info, closure=None)
+                return UNKNOWN_V
+            s = s.parent
+        return None
 
     def expr_Attribute(self, n):
         qual = self.qualname(n)
         if qual is not None:
             return STATIC_V if not qual.startswith(("jnp.", "lax.", "jax.")) or "." in qual[4:] else UNKNOWN_V
         base = self.eval(n.value)
+        field = _field_of(base, n.attr)
+        if field is not None:
+            return field.extend(n.attr) if field.traced else field
+        owner, via_instance = self.receiver_class(n.value, base)
+        if owner is not None:
+            method = self.flow.index.lookup_method(owner, n.attr)
+            if method is not None:
+                return self.method_value(method, owner, base, via_instance)
         if base.state == TRACED:
             if n.attr in api.STATIC_ATTRIBUTES:
                 return vals.static(pyseq=n.attr == "shape")
             if n.attr == "at":
                 return V(vals.AT, extra=base, path=base.path, params=base.params)
             if n.attr in ("T", "mT", "real", "imag"):
-                return vals.copy(base, elts=None)
+                return vals.copy(base, elts=None, fields=None, cls=None)
             if base.leaf == ARRAY:
                 return UNKNOWN_V      # an unknown attribute of an array (a method object)
             if n.attr in self.flow.index.static_fields:
                 return STATIC_V       # declared static in a pytree class of this module
-            return vals.copy(base, leaf=MAYBE, elts=None, boolish=False,
+            return vals.copy(base, leaf=MAYBE, elts=None, boolish=False, fields=None, cls=None,
                              path=base.path[:-1] + (f"{base.path[-1]}.{n.attr}",) if base.path else base.path)
-        if base.state == FUNC and self.owner_cls is not None:
-            return UNKNOWN_V
         return UNKNOWN_V
+
+    # == classes and objects of this file ========================================================
+    def receiver_class(self, node, base: V):
+        """(class, through an instance?) when `node.attr` looks an attribute up on a class of this
+        file: an object or record of it, the class itself, or `self`/`cls` in its methods."""
+        if base.state == vals.OBJECT or base.state == TRACED and base.cls is not None:
+            return base.cls, True
+        if base.state == vals.CLASS:
+            return base.cls, False
+        if isinstance(node, ast.Name) and self.owner_cls is not None and base.state in (UNKNOWN, STATIC):
+            if node.id == "self":
+                return self.owner_cls, True
+            if node.id == "cls":
+                return self.owner_cls, False
+        return None, False
+
+    def method_value(self, method, owner, receiver: V, via_instance: bool) -> V:
+        """`obj.m` / `Cls.m`: the def, with what Python binds to its first parameter (the object
+        for a method looked up on an instance, the class for a classmethod, nothing for a
+        staticmethod or a method looked up on the class)."""
+        kind = method.method_kind
+        if kind == "property":
+            return UNKNOWN_V
+        if kind == "class":
+            return V(FUNC, func=method, closure=None, bound=([V(vals.CLASS, cls=owner)], {}))
+        if kind == "instance" and via_instance:
+            return V(FUNC, func=method, closure=None, bound=([receiver], {}))
+        return V(FUNC, func=method, closure=None)
+
+    def construct(self, n, cls, args, kwargs) -> V:
+        """`Cls(...)` for a class of this file: a record (NamedTuple, dataclass pytree) holds what
+        it was given, field by field; any other class gives an object whose methods can be
+        followed (its `__init__` is analysed with the arguments)."""
+        fields = self.flow.index.record_fields(cls)
+        if fields is not None and not any(isinstance(a, ast.Starred) for a in n.args) \
+                and all(kw.arg is not None for kw in n.keywords):
+            elts = [None] * len(fields)
+            for i, value in enumerate(args[:len(fields)]):
+                elts[i] = value
+            for name, value in kwargs.items():
+                if name in fields:
+                    elts[fields.index(name)] = value
+            elts = tuple(e if e is not None else UNKNOWN_V for e in elts)
+            source = vals.first_traced(elts)
+            if source is not None:
+                return vals.copy(vals.traced(leaf=CONTAINER, elts=elts, path=source.path,
+                                             params=frozenset().union(*(e.params for e in elts if e.traced))),
+                                 cls=cls, fields=fields)
+            return V(vals.OBJECT, cls=cls, elts=elts, fields=fields)
+        obj = V(vals.OBJECT, cls=cls)
+        init = self.flow.index.lookup_method(cls, "__init__")
+        if init is not None and any(v.traced for v in args + list(kwargs.values())):
+            self.call_value(n, V(FUNC, func=init, closure=None, bound=([obj], {})), args, kwargs)
+        return obj
 
     def expr_Subscript(self, n):
         base = self.eval(n.value)
@@ -432,6 +537,9 @@ class FunctionRun:
                     result = vals.copy(result, params=result.params | index.params)
                 return result
             return UNKNOWN_V
+        if index.traced and index.leaf != CONTAINER and base.state == STATIC and base.ndarray:
+            self.flow.record("convert", n, index, self.frame, how="index a NumPy array")
+            return UNKNOWN_V
         if index.traced and index.leaf != CONTAINER and base.state == STATIC and base.pyseq \
                 and not any(isinstance(p, ast.Slice) for p in parts):
             if isinstance(base.const, dict):
@@ -462,9 +570,12 @@ class FunctionRun:
         items = [self.eval(e) for e in n.elts]
         has_star = any(isinstance(e, ast.Starred) for e in n.elts)
         if any(v.traced for v in items):
-            return vals.traced(leaf=CONTAINER, elts=None if has_star else tuple(items),
+            made = vals.traced(leaf=CONTAINER, elts=None if has_star else tuple(items),
                                path=vals.first_traced(items).path,
                                params=frozenset().union(*(v.params for v in items if v.traced)))
+            if all(v.maykey for v in items if v.traced):
+                made.maykey = True      # only keys that may be strings: a list of them may be
+            return made
         if any(v.state == UNKNOWN for v in items):
             return vals.static(pyseq=True, elts=None if has_star else tuple(items))
         consts = tuple(v.const for v in items)
@@ -504,6 +615,8 @@ class FunctionRun:
                     return STATIC_V
                 return vals.static(pyseq=True, shows=shown)
         if left.traced or right.traced:
+            if all(v.diff for v in (left, right) if v.traced) and not isinstance(op, _DIFFERENTIABLE_OPS):
+                return UNKNOWN_V      # `x // 2` under grad alone: no derivative, a concrete value
             boolish = isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and \
                 all(v.boolish for v in (left, right) if v.traced)
             if isinstance(op, ast.Add) and left.leaf == CONTAINER and right.leaf != ARRAY:
@@ -525,6 +638,8 @@ class FunctionRun:
                 return vals.static(not operand.const)
             return STATIC_V if operand.state == STATIC else UNKNOWN_V
         if operand.traced:
+            if operand.diff and isinstance(n.op, ast.Invert):
+                return UNKNOWN_V
             return vals.copy(operand, leaf=ARRAY, elts=None) if operand.leaf != CONTAINER else operand
         if operand.state == STATIC and operand.const is not vals.NO_CONST and isinstance(n.op, ast.USub):
             try:
@@ -542,6 +657,9 @@ class FunctionRun:
             last = i == len(n.values) - 1
             value = self.bool_test(operand) if (in_test or not last) else self.eval(operand)
             result = vals.join(result, value)
+            if value.state == STATIC and value.const is not vals.NO_CONST \
+                    and bool(value.const) == isinstance(n.op, ast.Or):
+                break      # decided here (`isinstance(tracer, np.ndarray) and ...`): the rest never runs
             if isinstance(n.op, ast.And) and self.is_scalar_type_test(operand):
                 break      # isinstance(tracer, int) is False: the rest is never evaluated
             if value.state == UNKNOWN and isinstance(operand, (ast.Call, ast.UnaryOp)) and \
@@ -586,6 +704,8 @@ class FunctionRun:
         out = results[0]
         for r in results[1:]:
             out = vals.join(out, r)
+        if out.traced and out.diff and not any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops):
+            return UNKNOWN_V          # a comparison under autodiff alone has a concrete value
         return out
 
     def _type_of_traced(self, n: ast.Compare, i: int) -> bool:
@@ -636,7 +756,8 @@ class FunctionRun:
             self.env = saved
         if any(r.traced for r in results):
             source = vals.first_traced(results)
-            return vals.traced(leaf=CONTAINER, path=source.path, params=source.params)
+            return vals.copy(vals.traced(leaf=CONTAINER, path=source.path, params=source.params),
+                             maykey=all(r.maykey for r in results if r.traced))
         return vals.static(pyseq=True)
 
     def expr_ListComp(self, n):
@@ -679,6 +800,22 @@ class FunctionRun:
             return False
         return self._scalar_types(node.args[1]) is not None and self.eval(node.args[0]).traced
 
+    def _never_traced_types(self, node, value: V) -> bool:
+        """`isinstance(v, np.ndarray)`: types that a tracer, or a pytree of tracers, never is.
+        A tracer is not a list or dict either, though a container of tracers may be one."""
+        names = node.elts if isinstance(node, ast.Tuple) else [node]
+        if not names:
+            return False
+        for name_node in names:
+            name = self.imports.resolve(name_node) or (name_node.id if isinstance(name_node, ast.Name)
+                                                       and not self.env.is_local(name_node.id) else "")
+            if name in api.NEVER_TRACED_TYPES:
+                continue
+            if value.leaf == ARRAY and name in api.CONTAINER_TYPES:
+                continue
+            return False
+        return True
+
     def _scalar_types(self, node) -> Optional[str]:
         names = node.elts if isinstance(node, ast.Tuple) else [node]
         found = []
@@ -699,15 +836,15 @@ class FunctionRun:
                 self.check_range(node, args)
                 return STATIC_V
             if name == "enumerate" and args:
-                return vals.static(pyseq=True, elts=(STATIC_V, vals.element_of(args[0])))
+                return vals.static(pyseq=True, elts=(STATIC_V, vals.element_of(args[0], iterating=True)))
             if name == "zip":
-                elements = tuple(vals.element_of(a) for a in args)
+                elements = tuple(vals.element_of(a, iterating=True) for a in args)
                 if any(e.traced for e in elements):
                     return vals.traced(leaf=CONTAINER, elts=elements, path=vals.first_traced(elements).path,
                                        params=frozenset().union(*(e.params for e in elements if e.traced)))
                 return vals.static(pyseq=True, elts=elements)
             if name in ("reversed", "list", "tuple", "sorted", "iter") and args:
-                return vals.element_of(args[0])
+                return vals.element_of(args[0], iterating=True)
             return self.eval_call_values(node, args)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("items", "values", "keys") and not node.args:
@@ -719,10 +856,8 @@ class FunctionRun:
                 return inner if node.func.attr == "values" else STATIC_V
             return UNKNOWN_V if receiver.state != STATIC else STATIC_V
         iterable = self.eval(node)
-        if iterable.state == TRACED:
-            return vals.element_of(iterable)
-        if iterable.state == STATIC:
-            return vals.element_of(iterable)
+        if iterable.state in (TRACED, STATIC):
+            return vals.element_of(iterable, iterating=True)
         return UNKNOWN_V
 
     def check_range(self, node, args):
@@ -743,9 +878,10 @@ class FunctionRun:
 
     def expr_Call(self, n):
         args = [self.eval(a) for a in n.args]
+        self._inputs_traced = False
         result = self.eval_call_values(n, args)
-        if not self.tracing and result.state == TRACED:
-            return UNKNOWN_V      # eager code: whatever a call returns here is concrete
+        if not self.tracing and result.state == TRACED and not result.diff and not self._inputs_traced:
+            return UNKNOWN_V      # not staged: a call of concrete values returns a concrete value
         return result
 
     def eval_call_values(self, n: ast.Call, args: list) -> V:
@@ -755,17 +891,24 @@ class FunctionRun:
             if kw.arg is not None:
                 kwargs[kw.arg] = value
         func = n.func
+        touched = any(v.traced for v in args) or any(v.traced for v in kwargs.values())
         qual = self.qualname(func)
         if qual is not None:
+            self._inputs_traced = touched
             return self.call_api(n, qual, args, kwargs)
         if isinstance(func, ast.Name) and not self.env.is_local(func.id) \
                 and func.id not in self.flow.index.module_names:
+            self._inputs_traced = touched
             return self.call_builtin(n, func.id, args, kwargs)
         if isinstance(func, ast.Attribute):
             receiver = self.eval(func.value)
-            return self.call_method(n, receiver, func.attr, args, kwargs)
+            result = self.call_method(n, receiver, func.attr, args, kwargs)
+            self._inputs_traced = touched or receiver.traced
+            return result
         callee = self.eval(func)
-        return self.call_value(n, callee, args, kwargs)
+        result = self.call_value(n, callee, args, kwargs)
+        self._inputs_traced = touched or callee.bound is not None and any(v.traced for v in callee.bound[0])
+        return result
 
     def call_builtin(self, n, name, args, kwargs) -> V:
         first = args[0] if args else None
@@ -775,10 +918,13 @@ class FunctionRun:
                 self.flow.record("print", n, shown, self.frame)
             return vals.static(None)
         if name == "isinstance" and len(args) == 2:
-            types = self._scalar_types(n.args[1])
-            if types and first.traced:
-                self.flow.record("typetest", n, first, self.frame, types=types, how="isinstance")
-                return vals.static(False)
+            if first.traced and not first.maykey:
+                types = self._scalar_types(n.args[1])
+                if types:
+                    self.flow.record("typetest", n, first, self.frame, types=types, how="isinstance")
+                    return vals.static(False)
+                if self._never_traced_types(n.args[1], first):
+                    return vals.static(False)    # never true of a tracer: the branch is dead under trace
             return STATIC_V
         if name in api.CONVERTING_BUILTINS and first is not None and first.traced and first.leaf != CONTAINER:
             self.flow.record("convert", n, first, self.frame, how=api.CONVERTING_BUILTINS[name])
@@ -786,6 +932,11 @@ class FunctionRun:
         if name == "bool" and first is not None:
             if self.is_bool_converted(first):
                 self.flow.record("bool", n, first, self.frame, how="bool()")
+            return STATIC_V
+        if name in ("any", "all") and first is not None and first.traced and len(args) == 1:
+            element = vals.element_of(first, iterating=True)
+            if self.is_bool_converted(element):
+                self.flow.record("bool", n, element, self.frame, how=f"builtin {name}()")
             return STATIC_V
         if name == "hash" and first is not None and first.traced:
             self.flow.record("convert", n, first, self.frame, how="hash()")
@@ -800,6 +951,8 @@ class FunctionRun:
                 return STATIC_V
             return vals.derived(args) if traced_args else STATIC_V
         if name in api.ARITHMETIC_BUILTINS:
+            if name in ("round", "divmod") and any(a.diff for a in args):
+                return UNKNOWN_V      # no derivative: a concrete value under autodiff alone
             if name == "sum" and first is not None and first.traced:
                 return vals.copy(first, leaf=ARRAY, elts=None)
             return vals.derived(args + list(kwargs.values()))
@@ -838,14 +991,17 @@ class FunctionRun:
                 return STATIC_V
             if bad is not None:
                 return vals.derived(everything, text=f"{qual}()")
+            if qual in api.NUMPY_ARRAY_RESULTS:
+                return vals.static(ndarray=True)
             return STATIC_V if all(v.state == STATIC for v in everything) else UNKNOWN_V
         if qual.startswith("jax.debug."):
             return vals.static(None)
         if qual == "functools.partial" and args:
             inner = args[0]
             if inner.state == FUNC:
+                before, before_kw = inner.bound if inner.bound is not None else ([], {})
                 return V(FUNC, func=inner.func, closure=inner.closure,
-                         bound=(list(args[1:]), dict(kwargs)), extra=inner.extra)
+                         bound=(list(before) + list(args[1:]), {**before_kw, **kwargs}), extra=inner.extra)
             return UNKNOWN_V
         if qual in api.CALL_THROUGH_WRAPPERS:
             if args and args[0].state in (FUNC, WRAPPED):
@@ -856,16 +1012,32 @@ class FunctionRun:
         if qual in api.TRANSFORM_BODY_ARGS or qual == api.SWITCH:
             self.check_concrete_args(n, qual, args, kwargs)
             return self.call_control_flow(n, qual, args, kwargs)
+        if qual in api.APPLY_TRANSFORMS:
+            return self.call_apply(n, qual, args, kwargs)
         if qual in ("jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"):
             trees = args[1:]
             if args and args[0].state == FUNC and any(t.traced for t in trees):
-                leaves = [vals.copy(t, leaf=MAYBE, elts=None) if t.traced else t for t in trees]
-                self.call_value(n, args[0], leaves, {})
+                leaves = [vals.copy(t, leaf=MAYBE, elts=None, fields=None, cls=None) if t.traced else t for t in trees]
+                mapped = self.call_value(n, args[0], leaves, {})
+                if mapped.state == STATIC:
+                    return STATIC_V     # `tree_map(lambda x: x is None, tree)`: a tree of Python values
             return vals.derived(trees, leaf=MAYBE) if any(t.traced for t in trees) else UNKNOWN_V
         if qual in api.STATIC_RESULT_FUNCTIONS:
             return STATIC_V
+        if qual in api.CONCRETE_FOR_PYTHON_OPERAND:
+            operand = args[0] if args else kwargs.get("x")
+            if operand is not None and operand.state == STATIC:
+                return STATIC_V       # lax.psum(1, axis): the axis size, a Python int
         if (qual.startswith(api.ARRAY_NAMESPACES) or qual in api.ARRAY_FUNCTIONS) and not self.tracing:
-            return UNKNOWN_V      # eager code: jnp results are concrete arrays
+            tracers = [v for v in everything if v.traced]
+            if not tracers or qual in api.COLLECTIVES:
+                # not staged (eager, vmap, grad alone): concrete in, concrete out; a collective of
+                # eager shard_map gives the same (concrete) value on every device
+                return UNKNOWN_V
+            if all(v.diff for v in tracers):
+                if qual.rsplit(".", 1)[-1] in api.DIFFERENTIABLE_FUNCTIONS:
+                    return vals.derived(everything, text=f"{short}()")     # still carries a derivative
+                return UNKNOWN_V
         if qual.startswith(api.ARRAY_NAMESPACES) or qual in api.ARRAY_FUNCTIONS:
             self.check_concrete_args(n, qual, args, kwargs)
             self.check_data_dependent(n, qual, args, kwargs)
@@ -886,11 +1058,31 @@ class FunctionRun:
         if receiver.state == vals.AT:
             base = receiver.extra
             return vals.derived([base] + everything) if base is not None else UNKNOWN_V
+        if receiver.fields and receiver.elts is not None and attr in ("_replace", "replace") and not args:
+            return _replace_fields(receiver, kwargs)
+        field = _field_of(receiver, attr)
+        if field is not None:
+            return self.call_value(n, field, args, kwargs)
+        owner, via_instance = self.receiver_class(n.func.value, receiver)
+        if owner is not None and not self._named_receiver(n):
+            method = self.flow.index.lookup_method(owner, attr)
+            if method is not None:
+                jitted = self.flow.jitted_def(method)
+                if jitted is not None:      # traced on its own; here only its static arguments matter
+                    return self.call_jitted(n, jitted, args, kwargs,
+                                            skips_self=method.method_kind == "instance" and via_instance
+                                            or method.method_kind == "class")
+                return self.call_value(n, self.method_value(method, owner, receiver, via_instance), args, kwargs)
         if receiver.traced:
             if attr in ("item", "tolist", "__array__", "__index__", "__int__", "__float__", "__bool__"):
                 if receiver.leaf != CONTAINER:
                     self.flow.record("convert", n, receiver, self.frame, how=f".{attr}()")
                     return STATIC_V
+            if receiver.diff:       # autodiff alone: only differentiable results stay tracers
+                if attr in api.DIFFERENTIABLE_METHODS and (receiver.leaf == ARRAY or attr in api.ARRAY_METHODS):
+                    return vals.copy(receiver, leaf=ARRAY, elts=None, fields=None, cls=None,
+                                     path=receiver.path + (f".{attr}()",))
+                return UNKNOWN_V
             if receiver.leaf == ARRAY or attr in api.ARRAY_METHODS and receiver.leaf == MAYBE \
                     and attr not in ("get", "copy", "set", "add"):
                 self.check_method_args(n, attr, args, kwargs)
@@ -919,12 +1111,11 @@ class FunctionRun:
                     return STATIC_V
                 return vals.static(pyseq=True, shows=shown)
             return vals.static(pyseq=True)
-        if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
-                and n.func.value.id in ("self", "cls") and self.owner_cls is not None:
-            method = self.owner_cls.methods.get(attr)
+        if self._named_receiver(n):
+            owner, via_instance = self.receiver_class(n.func.value, receiver)
+            method = self.flow.index.lookup_method(owner, attr)
             if method is not None:
-                callee = V(FUNC, func=method, closure=None, extra="method")
-                return self.call_value(n, callee, args, kwargs)
+                return self.call_value(n, self.method_value(method, owner, receiver, via_instance), args, kwargs)
         jitted = self.flow.jitted_by_attr.get(attr)
         if jitted is not None and isinstance(n.func, ast.Attribute):
             return self.call_jitted(n, jitted, args, kwargs,
@@ -936,6 +1127,11 @@ class FunctionRun:
             self.flow.record("bool", n, vals.first_traced(args), self.frame, how=f"list.{attr}()")
             return STATIC_V
         return UNKNOWN_V
+
+    def _named_receiver(self, n) -> bool:
+        """`self.m(...)` / `cls.m(...)` in a method, with `self` of no known value."""
+        return isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+            and n.func.value.id in ("self", "cls") and self.owner_cls is not None
 
     def check_method_args(self, n, attr, args, kwargs):
         for pos, kw in api.CONCRETE_METHOD_ARGS.get(attr, ()):
@@ -1003,31 +1199,31 @@ class FunctionRun:
         carry = None
         if qual == "lax.scan":
             f, init, xs = body_at(0, "f"), body_at(1, "init"), body_at(2, "xs")
-            init = _as_traced(init, "carry")
-            xs = _as_traced(xs, "x") if xs is not None and xs.const is not None else vals.static(None)
+            init = self._to_traced(init, "carry")
+            xs = self._to_traced(xs, "x") if xs is not None and xs.const is not None else vals.static(None)
             if f is not None:
                 self.call_value(n, f, [init, vals.copy(xs, leaf=MAYBE) if xs.traced else xs], {}, transform=qual)
             return vals.traced(leaf=CONTAINER, path=("lax.scan()",), text="lax.scan()")
         if qual == "lax.fori_loop":
             body, init = body_at(2, "body_fun"), body_at(3, "init_val")
             if body is not None:
-                self.call_value(n, body, [vals.traced(path=("i",), text="loop index"), _as_traced(init, "carry")],
+                self.call_value(n, body, [vals.traced(path=("i",), text="loop index"), self._to_traced(init, "carry")],
                                 {}, transform=qual)
-            return _as_traced(init, "carry")
+            return self._to_traced(init, "carry")
         if qual == "lax.while_loop":
             cond, body, init = body_at(0, "cond_fun"), body_at(1, "body_fun"), body_at(2, "init_val")
-            carry = _as_traced(init, "carry")
+            carry = self._to_traced(init, "carry")
             for f in (cond, body):
                 if f is not None:
                     self.call_value(n, f, [carry], {}, transform=qual)
             return carry
         if qual == "lax.cond":
-            operands = [_as_traced(a, "operand") for a in args[3:]]
+            operands = [self._to_traced(a, "operand") for a in args[3:]]
             for f in args[1:3]:
                 self.call_value(n, f, operands, {}, transform=qual)
             return vals.traced(leaf=MAYBE, path=("lax.cond()",), text="lax.cond()")
         if qual == "lax.switch":
-            operands = [_as_traced(a, "operand") for a in args[2:]]
+            operands = [self._to_traced(a, "operand") for a in args[2:]]
             if len(n.args) > 1 and isinstance(n.args[1], (ast.List, ast.Tuple)):
                 for elt in n.args[1].elts:
                     self.call_value(n, self.eval(elt), operands, {}, transform=qual)
@@ -1035,29 +1231,81 @@ class FunctionRun:
         if qual == "lax.map":
             f, xs = body_at(0, "f"), body_at(1, "xs")
             if f is not None:
-                self.call_value(n, f, [_as_traced(xs, "x")], {}, transform=qual)
+                self.call_value(n, f, [self._to_traced(xs, "x")], {}, transform=qual)
             return vals.traced(leaf=MAYBE, path=("lax.map()",), text="lax.map()")
         return vals.traced(leaf=MAYBE, path=(qual + "()",))
+
+    def call_apply(self, n, qual, args, kwargs) -> V:
+        """`jax.eval_shape(f, *args)`, `jax.vjp(f, *primals)`, `jax.jvp(f, primals, tangents)`,
+        `jax.linearize(f, *primals)`: f is traced at once with those arguments."""
+        mode, how = api.APPLY_TRANSFORMS[qual]
+        if not args or args[0].state not in (FUNC, WRAPPED) or any(isinstance(a, ast.Starred) for a in n.args):
+            return UNKNOWN_V
+        if how == "args":
+            passed, passed_kw = args[1:], (kwargs if qual == "jax.eval_shape" else {})
+        else:
+            primals = args[1] if len(args) > 1 else kwargs.get("primals")
+            if primals is None or primals.elts is None:
+                return UNKNOWN_V
+            passed, passed_kw = list(primals.elts), {}
+        if self.tracing:
+            self.call_value(n, args[0], [self._to_traced(a, "argument") for a in passed],
+                            {k: self._to_traced(v, k) for k, v in passed_kw.items()})
+            return vals.traced(leaf=MAYBE, path=(f"{qual}()",), text=f"{qual}()") if qual != "jax.eval_shape" else UNKNOWN_V
+        convert = _as_diff if mode == "diff" else (lambda v: self._to_traced(v, "argument"))
+        self.call_value(n, args[0], [convert(a) for a in passed], {k: convert(v) for k, v in passed_kw.items()},
+                        transform=qual)
+        return UNKNOWN_V
+
+    def _to_traced(self, v, name):
+        return _as_traced(v, name, self.flow.index.static_fields)
+
+    def _to_diff(self, v):
+        return _as_diff(v, self.flow.index.static_fields)
 
     def call_value(self, n, callee: V, args, kwargs, transform: Optional[str] = None) -> V:
         if callee.state == WRAPPED:
             inner, keywords, positional_options = callee.extra
-            if callee.wrapper in ("jax.jit", "eqx.filter_jit", "nnx.jit", "jax.pmap"):
-                return self.call_value(n, inner, args, kwargs) if inner.state in (FUNC, WRAPPED) else UNKNOWN_V
-            if callee.wrapper == "jax.vmap":
-                unbatched = _vmap_unbatched(keywords, positional_options, len(args), self.flow.index.constants)
-                args = [a if i in unbatched else (vals.copy(a, leaf=MAYBE) if a.traced else _batched(a))
-                        for i, a in enumerate(args)]
-            tracer = callee.wrapper if callee.wrapper in api.TRACING_WRAPPERS else None
-            result = self.call_value(n, inner, args, kwargs, transform=tracer) \
-                if inner.state in (FUNC, WRAPPED) else UNKNOWN_V
-            if callee.wrapper in ("jax.grad", "jax.value_and_grad", "eqx.filter_grad",
-                                  "eqx.filter_value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"):
+            wrapper = callee.wrapper
+            if inner.state not in (FUNC, WRAPPED):
+                return UNKNOWN_V
+            if wrapper in ("jax.jit", "eqx.filter_jit", "nnx.jit", "jax.pmap"):
+                return self.call_value(n, inner, args, kwargs)
+            if wrapper in api.DIFF_WRAPPERS:
+                if not self.tracing:      # autodiff alone: the differentiated arguments become tracers
+                    argnums = _argnums(wrapper, keywords, positional_options, self.flow.index.constants)
+                    if argnums is not None:
+                        chosen = {i % len(args) for i in argnums if -len(args) <= i < len(args)}
+                        self.call_value(n, inner, [self._to_diff(a) if i in chosen else a for i, a in enumerate(args)],
+                                        kwargs, transform=wrapper)
+                    return UNKNOWN_V      # the gradient of concrete values is concrete
+                self.call_value(n, inner, args, kwargs)
                 source = vals.first_traced(args + list(kwargs.values()))
                 if source is None:
                     return UNKNOWN_V
-                return vals.traced(leaf=MAYBE, path=source.path + (f"{callee.wrapper}()",), params=source.params)
-            return result
+                return vals.traced(leaf=MAYBE, path=source.path + (f"{wrapper}()",), params=source.params)
+            if wrapper == "jax.vmap":
+                unbatched = _vmap_unbatched(keywords, positional_options, len(args), self.flow.index.constants)
+                args = [a if i in unbatched else (_staged(a, MAYBE) if a.traced else _batched(a))
+                        for i, a in enumerate(args)]
+            elif wrapper in api.STAGING_WRAPPERS and not self.tracing:
+                static = _static_argnums(keywords, self.flow.index.constants)
+                if wrapper == "jax.shard_map":
+                    static = shard_map_passthrough(keywords, [None, *positional_options], len(args)) \
+                        if static is not None else None
+                if static is None:
+                    return UNKNOWN_V
+                args = [a if i in static else self._to_traced(a, "argument") for i, a in enumerate(args)]
+                kwargs = {k: self._to_traced(v, k) for k, v in kwargs.items()}
+            tracer = wrapper if wrapper in api.TRACING_WRAPPERS else None
+            return self.call_value(n, inner, args, kwargs, transform=tracer)
+        if callee.state == vals.CLASS and transform is None:
+            return self.construct(n, callee.cls, args, kwargs)
+        if callee.state == vals.OBJECT and transform is None:
+            method = self.flow.index.lookup_method(callee.cls, "__call__")
+            if method is not None and method.method_kind == "instance":
+                return self.call_value(n, self.method_value(method, callee.cls, callee, True), args, kwargs)
+            return UNKNOWN_V
         if callee.state != FUNC or callee.func is None:
             jitted = self._jitted_for_name(n)
             if jitted is not None:
@@ -1118,6 +1366,8 @@ class FunctionRun:
                 star = params_spec.kwarg.arg
                 bindings[star] = vals.join(bindings.get(star), _as_element_of_star(value))
         has_closure = callee.closure is not None
+        batching = transform in api.BATCHING_WRAPPERS
+        staged = transform is not None and not _autodiff_only(transform) and not batching
         starts_trace = transform is not None and not self.tracing
         if not any(v.traced for v in bindings.values()) and not has_closure and not starts_trace:
             return UNKNOWN_V
@@ -1128,7 +1378,7 @@ class FunctionRun:
         if self.depth >= MAX_DEPTH:
             return UNKNOWN_V
         key = (id(node), tuple(sorted((k, v.signature()) for k, v in bindings.items())),
-               id(callee.closure) if has_closure else None)
+               id(callee.closure) if has_closure else None, self.tracing or staged)
         if key in self.flow.memo:
             return self.flow.memo[key]
         if key in self.flow.in_progress:
@@ -1143,20 +1393,32 @@ class FunctionRun:
         frame = Frame(function=name if not isinstance(node, ast.Lambda) else self.frame.function,
                       entry=self.frame.entry, entry_kind=self.frame.entry_kind, chain=chain,
                       muted=self.frame.muted or self.flow.inspects_tracers(node))
-        if starts_trace:     # a plain function hands this body to lax/vmap: tracing starts here
-            kind = "vmapped function" if transform == "jax.vmap" else f"{transform} body"
+        if starts_trace:     # a plain function hands this body to lax/vmap/grad: tracing starts here
+            kind = "vmapped function" if transform == "jax.vmap" else "differentiated function" \
+                if transform in api.DIFF_WRAPPERS else f"{transform} body"
             frame = Frame(function=name, entry=name, entry_kind=kind, muted=self.flow.inspects_tracers(node))
         owner = func.cls if isinstance(func, FuncInfo) and func.cls is not None else self.owner_cls
         self.flow.in_progress.add(key)
         try:
             run = FunctionRun(self.flow, func, Env(callee.closure, bindings), frame, self.depth + 1,
                               self_value=self.self_value if is_method else None, owner_cls=owner,
-                              tracing=self.tracing or transform is not None)
+                              tracing=self.tracing or staged, unrolls=self.unrolls or staged or batching,
+                              scope=func.parent if isinstance(func, FuncInfo) and callee.closure is None else None)
             result = run.run()
         finally:
             self.flow.in_progress.discard(key)
         self.flow.memo[key] = result
         return result
+
+
+def fails_under_autodiff(kind, detail) -> bool:
+    """Does this use of a tracer of autodiff alone (whose primal value is concrete) fail? Under
+    `jax.grad` without jit, `float()`, `math.*`, `.tolist()`, NumPy conversions, hashing and
+    numeric formatting fail; `if`, `int()`, `.item()`, indexing and shapes work (JAX 0.10.2)."""
+    if kind != "convert":
+        return False
+    how = detail.get("how", "")
+    return how in api.FAILS_UNDER_AUTODIFF or how.startswith(("math.", "np.", "format with"))
 
 
 _TRACER_CHECK = re.compile(r"tracer|is_concrete|concrete_or_none|core\.is_constant", re.IGNORECASE)
@@ -1185,6 +1447,24 @@ def _defaults(args: ast.arguments) -> set:
     return params_with_defaults(args)
 
 
+def _field_of(base: V, attr: str) -> Optional[V]:
+    """`state.step` of a record whose fields are known."""
+    if base.fields and base.elts is not None and attr in base.fields and len(base.elts) == len(base.fields):
+        return base.elts[base.fields.index(attr)]
+    return None
+
+
+def _replace_fields(record: V, kwargs: dict) -> V:
+    """`state._replace(step=...)` / `state.replace(...)`: the same record, some fields new."""
+    elts = tuple(kwargs.get(name, elt) for name, elt in zip(record.fields, record.elts))
+    source = vals.first_traced(elts)
+    if source is None:
+        return V(vals.OBJECT, cls=record.cls, elts=elts, fields=record.fields)
+    return vals.copy(vals.traced(leaf=CONTAINER, elts=elts, path=source.path,
+                                 params=frozenset().union(*(e.params for e in elts if e.traced))),
+                     cls=record.cls, fields=record.fields)
+
+
 def _as_element_of_star(value: V) -> V:
     """A value collected into *args/**kwargs: the parameter holds a container of it."""
     return vals.copy(value, leaf=CONTAINER) if value.traced else value
@@ -1197,18 +1477,98 @@ def _is_bool_dtype(node, imports) -> bool:
     return name in ("jnp.bool_", "np.bool_", "jnp.bool")
 
 
-def _as_traced(v: Optional[V], name: str) -> V:
-    """What a lax primitive passes to its body for the value `v` given as init/operand."""
+def _as_traced(v: Optional[V], name: str, static_fields=frozenset()) -> V:
+    """What a lax primitive (or jit, eval_shape, shard_map) passes to its body for the value `v`
+    given as init/operand/argument: a tracer for each leaf. A record keeps its fields, and its
+    fields declared static (`pytree_node=False`, `static=True`) keep their values."""
     if v is None:
         return vals.traced(leaf=MAYBE, path=(name,))
+    if v.elts is not None and v.fields and len(v.fields) == len(v.elts):
+        elts = tuple(e if f in static_fields else _as_traced(e, name, static_fields) for f, e in zip(v.fields, v.elts))
+        if vals.first_traced(elts) is None:
+            return vals.copy(v, diff=False, maykey=False, elts=elts)
+        return vals.copy(vals.traced(leaf=CONTAINER, elts=elts, path=(name,)), cls=v.cls, fields=v.fields)
+    if v.traced and v.elts is not None:
+        return vals.copy(v, diff=False, maykey=False, elts=tuple(_as_traced(e, name, static_fields) for e in v.elts))
     if v.traced:
-        return vals.copy(v, leaf=MAYBE if v.leaf != ARRAY else ARRAY)
+        return _staged(v, MAYBE if v.leaf != ARRAY else ARRAY)
     if v.state == STATIC and v.const is None:
+        return v
+    if v.state in (FUNC, WRAPPED, vals.CLASS):
         return v
     if v.state == STATIC and isinstance(v.const, (int, float, bool, complex)):
         return vals.traced(leaf=ARRAY, path=(name,))
-    return vals.traced(leaf=MAYBE if v.elts is None else CONTAINER, path=(name,),
-                       elts=tuple(_as_traced(e, name) for e in v.elts) if v.elts else None)
+    traced = vals.traced(leaf=MAYBE if v.elts is None else CONTAINER, path=(name,),
+                         elts=tuple(_as_traced(e, name, static_fields) for e in v.elts) if v.elts else None)
+    if v.cls is not None:
+        traced = vals.copy(traced, cls=v.cls, fields=v.fields if v.elts else None)
+    return traced
+
+
+def _staged(v: V, leaf) -> V:
+    """A tracer as a staged trace (jit, lax, vmap) sees it: not one of autodiff alone."""
+    if v.leaf == leaf and not v.diff and not v.maykey:
+        return v
+    return vals.copy(v, leaf=leaf, diff=False, maykey=False)
+
+
+def _as_diff(v: V, static_fields=frozenset()) -> V:
+    """What `jax.grad` (outside jit) passes for a differentiated argument: tracers of autodiff
+    alone, whose primal values stay concrete."""
+    if v.traced or v.state in (FUNC, WRAPPED, vals.CLASS) or v.state == STATIC and v.const is None:
+        return v
+    if v.state == STATIC and isinstance(v.const, (int, float, complex)) and not isinstance(v.const, bool):
+        return vals.traced(leaf=ARRAY, diff=True)
+    if v.elts:
+        names = v.fields if v.fields and len(v.fields) == len(v.elts) else (None,) * len(v.elts)
+        elts = tuple(e if f in static_fields else _as_diff(e, static_fields) for f, e in zip(names, v.elts))
+        if vals.first_traced(elts) is None:
+            return v
+        return vals.copy(vals.traced(leaf=CONTAINER, elts=elts, diff=True), cls=v.cls, fields=v.fields)
+    return vals.copy(vals.traced(leaf=MAYBE, diff=True), cls=v.cls)
+
+
+def _autodiff_only(transform: str) -> bool:
+    return transform in api.DIFF_WRAPPERS or api.APPLY_TRANSFORMS.get(transform, ("",))[0] == "diff"
+
+
+def _argnums(wrapper, keywords, positional_options, constants) -> Optional[tuple]:
+    """`argnums` of `jax.grad(f, argnums=...)` as written; None when it cannot be read."""
+    position = api.DIFF_WRAPPERS[wrapper]
+    node = positional_options[position - 1] if position is not None and len(positional_options) >= position else None
+    for kw in keywords or ():
+        if kw.arg == "argnums":
+            node = kw.value
+        elif kw.arg is None:
+            return None
+    return _int_tuple(node, constants, default=(0,))
+
+
+def _static_argnums(keywords, constants) -> Optional[tuple]:
+    node = None
+    for kw in keywords or ():
+        if kw.arg == "static_argnums":
+            node = kw.value
+        elif kw.arg is None or kw.arg == "static_argnames":
+            return None
+    return _int_tuple(node, constants, default=())
+
+
+def _int_tuple(node, constants, default) -> Optional[tuple]:
+    if node is None:
+        return default
+    if isinstance(node, ast.Name) and node.id in constants:
+        value = constants[node.id]
+    else:
+        try:
+            value = evaluate_literal(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return tuple(value)
+    return None
 
 
 def _batched(v: V) -> V:
@@ -1239,6 +1599,8 @@ def _format_spec_text(spec) -> str:
         return "".join(v.value for v in spec.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
     return ""
 
+
+_DIFFERENTIABLE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 
 _FOLDABLE = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
              ast.FloorDiv: lambda a, b: a // b, ast.Pow: lambda a, b: a ** b if abs(b) < 64 else None}

@@ -16,7 +16,8 @@ from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
-from jaxlint.analysis.module import LineFilter, ModuleIndex, evaluate_literal, positional_params, pruned_walk
+from jaxlint.analysis.module import (LineFilter, ModuleIndex, evaluate_literal, param_names, positional_params,
+                                     pruned_walk)
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
@@ -297,6 +298,8 @@ class Analysis:
                 if entry.host not in hosts:
                     hosts.append(entry.host)
                 continue      # analysed from its host, where its arguments are known
+            if entry.host is not None and entry.diff is not None:
+                continue      # autodiff inside a traced function: traced with it, from there
             self._guarded(self._run_entry, entry)
         for host in hosts:
             self._guarded(self._run_host, host)
@@ -317,8 +320,11 @@ class Analysis:
                     self_value=vals.UNKNOWN_V, tracing=False).run()
 
     def _run_entry(self, entry: TracedEntry):
-        if entry.spec.unresolved or any(is_error for _, is_error in entry.spec_problems):
-            return      # jax.jit itself raises (JAX203): the body is never traced
+        if entry.spec.unresolved or any(is_error for _, is_error in entry.spec_problems) \
+                or entry.fails_before_trace:
+            return      # jax.jit itself raises (JAX203, a jitted staticmethod): the body is never traced
+        if entry.diff is not None:
+            return self._run_differentiated(entry)
         traced = traced_params(entry, self.passed_params(entry))
         arrays = self.array_evidence(entry)
         masks = self.boolean_evidence(entry)
@@ -333,8 +339,11 @@ class Analysis:
         owner = entry.func.cls if entry.func is not None else None
         self_value = None
         for i, name in enumerate(names + [a.arg for a in (entry.args.vararg, entry.args.kwarg) if a]):
-            if entry.func is not None and entry.func.is_method and i == 0 and name not in entry.bound:
-                self_value = vals.STATIC_V if name in entry.static else vals.UNKNOWN_V
+            if entry.func is not None and entry.func.is_method and i == 0:
+                if name in entry.bound:
+                    self_value = self._bound_receiver(entry)
+                else:
+                    self_value = vals.STATIC_V if name in entry.static else vals.UNKNOWN_V
                 bindings[name] = self_value
                 continue
             if name in traced:
@@ -364,9 +373,46 @@ class Analysis:
         frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind,
                       muted=self.flow.inspects_tracers(entry.node))
         func = entry.func if entry.func is not None else entry.lam
+        batching = entry.wrapper in api.BATCHING_WRAPPERS      # vmap/shard_map outside jit: not staged
         run = FunctionRun(self.flow, func, Env(None, bindings), frame, 0,
-                          self_value=self_value, owner_cls=owner)
+                          self_value=self_value, owner_cls=owner, scope=self._closure_scope(entry),
+                          tracing=not batching, unrolls=True)
         run.run()
+
+    def _bound_receiver(self, entry: TracedEntry):
+        """What a bound method's first parameter holds: the object (or, for a classmethod, the
+        class) it was taken from, when the file shows which class that is."""
+        if entry.self_class is None:
+            return vals.UNKNOWN_V
+        kind = vals.CLASS if entry.func.method_kind == "class" else vals.OBJECT
+        return vals.V(kind, cls=entry.self_class)
+
+    @staticmethod
+    def _closure_scope(entry: TracedEntry):
+        """The def whose local names the traced function reads as closure variables."""
+        if entry.func is not None:
+            return entry.func.parent
+        return entry.scope
+
+    def _run_differentiated(self, entry: TracedEntry):
+        """`jax.grad(f)` (or vjp, jvp, linearize) outside any jit: the differentiated parameters
+        hold tracers of autodiff alone, the others the caller's concrete values."""
+        traced = traced_params(entry, None)
+        bindings = {}
+        for name in param_names(entry.args):
+            if name in entry.diff and name in traced:
+                bindings[name] = vals.traced(leaf=vals.MAYBE, path=(name,), params=frozenset({name}), diff=True)
+            elif entry.func is not None and entry.func.is_method and name == entry.func.params[0] \
+                    and name in entry.bound:
+                bindings[name] = self._bound_receiver(entry)
+            else:
+                bindings[name] = vals.UNKNOWN_V
+        kind = "differentiated function" if entry.wrapper in api.DIFF_WRAPPERS else f"{entry.wrapper} function"
+        frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind,
+                      muted=self.flow.inspects_tracers(entry.node))
+        func = entry.func if entry.func is not None else entry.lam
+        FunctionRun(self.flow, func, Env(None, bindings), frame, 0, owner_cls=entry.func.cls if entry.func else None,
+                    tracing=False, scope=self._closure_scope(entry)).run()
 
 
 def _is_scalar_literal(node) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, binds_locally, child_nodes,
+from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, child_nodes,
                                      evaluate_literal, param_names, params_with_defaults, positional_params)
 from jaxlint.analysis.names import canonical
 
@@ -52,6 +52,10 @@ class TracedEntry:
     host: Optional[FuncInfo] = None              # the plain function whose call starts the trace
     name_scope: Optional[FuncInfo] = None        # where `call_names` are bound (None: module)
     class_body: object = None                    # ClassInfo when `g = jax.jit(m)` sits in a class body
+    scope: Optional[FuncInfo] = None             # the def the site is in (None: module level)
+    diff: Optional[set] = None                   # autodiff alone (grad, vjp...): the differentiated params
+    self_class: object = None                    # ClassInfo of the object a bound method was taken from
+    fails_before_trace: str = ""                 # why JAX raises before tracing (`@jax.jit @staticmethod`)
 
     @property
     def node(self) -> ast.AST:
@@ -107,7 +111,7 @@ class TracedFinder:
     def _trigger_words(self) -> set:
         """Words a line must contain to hold a jit site or a transform call."""
         interesting = set(self.jit_wrappers) | set(api.TRACING_WRAPPERS) | set(api.TRANSFORM_BODY_ARGS) \
-            | {api.SWITCH}
+            | {api.SWITCH} | set(api.DIFF_WRAPPERS) | set(api.APPLY_TRANSFORMS)
         words = {name.rsplit(".", 1)[-1] for name in interesting}
         for local, target in self.imports.aliases.items():
             if canonical(target) in interesting:
@@ -132,14 +136,19 @@ class TracedFinder:
 
     # -- discovery ------------------------------------------------------------------------------
     def find(self) -> list:
+        self._wrapped_inner = set()      # calls that are the function of another transform
         for info in self.index.functions:
-            for dec in info.node.decorator_list:
+            for position, dec in enumerate(info.node.decorator_list):
                 found = self.wrapper_of(dec)
                 if found:
                     entry = self._add(found[0], dec, func=info, keywords=found[1])
                     entry.via_decorator = True
+                    entry.scope = info.parent
+                    entry.fails_before_trace = self._stacking_failure(info, position, entry)
                     if found[0] == "jax.vmap":
                         self._read_in_axes(entry, None, found[1])
+                    elif found[0] == "jax.shard_map":
+                        self._read_in_specs(entry, found[1], ())
                     if info.cls is not None and info.parent is None:
                         entry.call_attrs.add(info.name)
                     else:
@@ -147,6 +156,18 @@ class TracedFinder:
                         entry.name_scope = info.parent
         self._scan_calls(self.index.tree, scope=None, cls=None)
         return self.entries
+
+    def _stacking_failure(self, info: FuncInfo, position: int, entry) -> str:
+        """Why a jit decorator stacked with @staticmethod/@classmethod never traces the body:
+        `@jax.jit` over either raises TypeError when the class is built (neither object is a
+        function to jit), and `@classmethod` over `@jax.jit` passes the class itself as the first
+        argument, which jit cannot trace unless it is static (JAX 0.10.2)."""
+        inner = {getattr(d, "id", getattr(d, "attr", "")) for d in info.node.decorator_list[position + 1:]}
+        if inner & {"staticmethod", "classmethod"}:
+            return f"{entry.wrapper} of a staticmethod/classmethod object raises TypeError"
+        if info.method_kind == "class" and info.params and info.params[0] not in entry.static:
+            return f"{entry.wrapper} under @classmethod traces the class `{info.params[0]}`: TypeError at the call"
+        return ""
 
     def _scan_calls(self, node, scope: Optional[FuncInfo], cls):
         """Walk the tree keeping track of the enclosing function and class."""
@@ -189,13 +210,29 @@ class TracedFinder:
     def _wrap_call(self, call: ast.Call, scope, cls) -> Optional[TracedEntry]:
         """`jax.jit(f, ...)`, `lax.scan(body, ...)`, `jax.vmap(f)`: register the traced function."""
         name = self.imports.resolve(call.func)
-        if name is None:
+        if name is None or id(call) in self._wrapped_inner:
+            return None
+        if name in api.DIFF_WRAPPERS and call.args:
+            argnums = self._argnums(name, call)
+            entry = None
+            if argnums is not None:
+                entry = self._entry_for_target(name, call, call.args[0], scope, cls, [])
+            if entry is not None:
+                positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+                entry.diff = {positional[i] for i in argnums if -len(positional) <= i < len(positional)}
+            return None
+        if name in api.APPLY_TRANSFORMS and call.args:
+            entry = self._entry_for_target(name, call, call.args[0], scope, cls, [])
+            if entry is not None and api.APPLY_TRANSFORMS[name][0] == "diff":
+                entry.diff = {p for p in positional_params(entry.args) if p not in entry.bound}
             return None
         if (name in self.jit_wrappers or name in api.TRACING_WRAPPERS) and call.args:
             target = call.args[0]
             entry = self._entry_for_target(name, call, target, scope, cls, call.keywords)
             if entry is not None and name == "jax.vmap":
                 self._read_in_axes(entry, call)
+            elif entry is not None and name == "jax.shard_map":
+                self._read_in_specs(entry, call.keywords, call.args)
             return entry
         if name in api.TRANSFORM_BODY_ARGS:
             positions = api.TRANSFORM_BODY_ARGS[name]
@@ -210,70 +247,177 @@ class TracedFinder:
                 self._entry_for_target(name, call, branch, scope, cls, [])
         return None
 
+    def _argnums(self, name, call) -> Optional[tuple]:
+        """The argument positions `jax.grad(f, argnums=...)` differentiates; None if unreadable."""
+        position = api.DIFF_WRAPPERS[name]
+        node = None
+        if position is not None and len(call.args) > position:
+            node = call.args[position]
+        for kw in call.keywords:
+            if kw.arg == "argnums":
+                node = kw.value
+            elif kw.arg is None:
+                return None
+        if node is None:
+            return (0,)
+        value = _literal(node, self.index)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return (value,)
+        if isinstance(value, (tuple, list)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            return tuple(value)
+        return None
+
     def _entry_for_target(self, wrapper, site, target, scope, cls, keywords) -> Optional[TracedEntry]:
-        entry = self._entry_for_target_inner(wrapper, site, target, scope, cls, keywords)
-        if entry is not None and scope is not None and not entry.is_jit:
+        found = self._unwrap(target, scope, cls, site)
+        if found is None:
+            return None
+        func, lam, bound, fresh, self_class = found
+        entry = self._add(wrapper, site, func=func, lam=lam, keywords=keywords, bound=bound)
+        entry.fresh, entry.scope, entry.self_class = fresh, scope, self_class
+        if entry.func is not None and entry.func.method_kind == "class" and entry.func.params \
+                and entry.func.params[0] in bound:
+            entry.self_class = entry.func.cls
+        if scope is not None and not entry.is_jit:
             entry.host = scope
         return entry
 
-    def _entry_for_target_inner(self, wrapper, site, target, scope, cls, keywords) -> Optional[TracedEntry]:
-        bound = set()
+    def _unwrap(self, target, scope, cls, site, depth=0) -> Optional[tuple]:
+        """What a transform is applied to: (def, lambda, parameters bound before the call, how it
+        is a new object each time, class of the object a bound method comes from). Sees through
+        `functools.partial` and other transforms: in `jax.jit(jax.vmap(partial(f, k=3)))` the traced
+        function is `f`, less `k`."""
+        if depth > 8:
+            return None
         if isinstance(target, ast.Call):
             inner = self.imports.resolve(target.func)
             if inner == "functools.partial" and target.args:
-                func = self.resolve_function(target.args[0], scope, cls)
-                if func is None:
+                if any(k.arg is None for k in target.keywords) or any(isinstance(a, ast.Starred) for a in target.args):
+                    return None       # partial(f, **options): which parameters it binds is unknown
+                found = self._unwrap(target.args[0], scope, cls, site, depth + 1)
+                if found is None:
                     return None
-                positional = positional_params(func.node.args)
-                bound = set(positional[: len(target.args) - 1]) | {k.arg for k in target.keywords if k.arg}
-                entry = self._add(wrapper, site, func=func, keywords=keywords, bound=bound)
-                entry.fresh = f"a new functools.partial of `{func.name}`"
-                return entry
+                func, lam, bound, fresh, self_class = found
+                node = func.node if func is not None else lam
+                positional = [p for p in positional_params(node.args) if p not in bound]
+                bound = bound | set(positional[: len(target.args) - 1]) | {k.arg for k in target.keywords if k.arg}
+                name = func.name if func is not None else "<lambda>"
+                return func, lam, bound, f"a new functools.partial of `{name}`", self_class
             if inner in api.CALL_THROUGH_WRAPPERS and target.args:
-                # jax.jit(jax.grad(f), static_argnums=1): f's parameters are traced, and the
-                # static arguments name them (the transform keeps f's signature).
-                func = self.resolve_function(target.args[0], scope, cls)
-                if func is not None:
-                    entry = self._add(wrapper, site, func=func, keywords=keywords, bound=set())
-                    entry.fresh = f"the new function returned by {inner}(`{func.name}`)"
-                    return entry
+                # jax.jit(jax.grad(f)): f's parameters are traced too.
+                self._wrapped_inner.add(id(target))
+                found = self._unwrap(target.args[0], scope, cls, site, depth + 1)
+                if found is None:
+                    return None
+                func, lam, bound, fresh, self_class = found
+                name = func.name if func is not None else "<lambda>"
+                return func, lam, bound, f"the new function returned by {inner}(`{name}`)", self_class
             return None
         if isinstance(target, ast.Lambda):
-            entry = self._add(wrapper, site, lam=target, keywords=keywords)
-            entry.fresh = "a lambda"
-            return entry
-        func = self.resolve_function(target, scope, cls)
+            return None, target, set(), "a lambda", None
+        if isinstance(target, ast.Name):
+            found = self._binding_of(target.id, scope, cls, getattr(site, "lineno", None))
+            if isinstance(found, ast.expr):     # `f = partial(f, k=1)` before `jax.jit(f)`
+                inner = self._unwrap(found, scope, cls, found, depth + 1)
+                # the object was built where it was assigned, not at this site
+                return inner[:3] + ("",) + inner[4:] if inner is not None else None
+            func = found
+        else:
+            func = self.resolve_function(target, scope, cls)
         if func is None:
             return None
         if func.parent is not None and isinstance(target, ast.Name):
-            entry = self._add(wrapper, site, func=func, keywords=keywords, bound=bound)
-            entry.fresh = f"the nested function `{func.name}`"
-            return entry
-        if isinstance(target, ast.Attribute) and func.is_method:
-            bound = {func.params[0]} if func.params else set()
-        return self._add(wrapper, site, func=func, keywords=keywords, bound=bound)
+            return func, None, set(), f"the nested function `{func.name}`", None
+        bound, self_class = set(), None
+        if isinstance(target, ast.Attribute) and func.params:
+            via_class = isinstance(target.value, ast.Name) and (
+                target.value.id == "cls" or self.index.class_named(target.value) is not None
+                and not self._shadowed(target.value.id, scope))
+            kind = func.method_kind
+            if kind == "class" or kind == "instance" and not via_class:
+                bound = {func.params[0]}
+                self_class = func.cls if kind == "class" else self._receiver_class(target.value, scope, cls, func)
+        return func, None, bound, "", self_class
+
+    def _shadowed(self, name, scope) -> bool:
+        """Is `name` bound by a def around `scope` (so a module-level name does not apply)?"""
+        s = scope
+        while s is not None:
+            if name in param_names(s.node.args) or name in self.index.bindings_of(s):
+                return True
+            s = s.parent
+        return False
+
+    def _receiver_class(self, node, scope, cls, func):
+        if isinstance(node, ast.Name) and node.id == "self":
+            return func.cls
+        if isinstance(node, ast.Name):
+            return self.index.local_instance(node.id, scope)
+        return None
+
+    def _binding_of(self, name, scope: Optional[FuncInfo], cls, line):
+        """What `name` holds where a transform at `line` reads it, as Python resolves it: the
+        innermost def that binds it (a parameter: unknown), its latest binding before the site (a
+        def, or an assigned expression to look through), the class body's method, or the module's
+        binding (in module-level code, the latest before `line`: a notebook cell may redefine a
+        function). None when the file does not show it."""
+        s, at = scope, line
+        while s is not None:
+            if name in param_names(s.node.args):
+                return None
+            bindings = self.index.bindings_of(s).get(name)
+            if bindings is not None:
+                return self._latest(bindings, at)
+            s, at = s.parent, None       # an enclosing def's name is read when the closure runs
+        if cls is not None and name in cls.methods:
+            return cls.methods[name]
+        candidates = [info.node for info in self.index.top_defs.get(name, ())]
+        candidates += [value for _, value in self.index.module_assignments.get(name, ())]
+        if not candidates:
+            return None
+        if len(candidates) == 1 and candidates[0] is not None and not isinstance(candidates[0], ast.expr):
+            return self.index.by_node.get(id(candidates[0]))
+        return self._latest(candidates, line if scope is None and cls is None else None,
+                            lines=[info.node.lineno for info in self.index.top_defs.get(name, ())]
+                            + [at_line for at_line, _ in self.index.module_assignments.get(name, ())])
+
+    def _latest(self, bindings, line, lines=None):
+        """The binding in effect at `line` (the last one before it; the last of all without a
+        line): a FuncInfo for a def, the value for an assignment, None for anything else."""
+        if lines is None:
+            lines = [getattr(b, "lineno", None) for b in bindings]
+        if any(at is None for at in lines):
+            return None
+        order = sorted(range(len(bindings)), key=lambda i: lines[i])
+        if line is not None:
+            order = [i for i in order if lines[i] < line]
+        if not order:
+            return None
+        chosen = bindings[order[-1]]
+        if isinstance(chosen, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return self.index.by_node.get(id(chosen))
+        return chosen if isinstance(chosen, ast.expr) else None
 
     def resolve_function(self, target, scope: Optional[FuncInfo], cls) -> Optional[FuncInfo]:
-        """The def a name refers to: nested in an enclosing function, a method, or module level."""
+        """The def a name or attribute refers to (see `_binding_of` for names). `self.m`, `cls.m`,
+        `Model.m` and `obj.m`, where `obj` holds an object of a class of this file, name methods."""
         if isinstance(target, ast.Name):
-            s = scope
-            while s is not None:
-                if target.id in s.nested:
-                    return s.nested[target.id]
-                if binds_locally(s, target.id):
-                    return None         # a parameter or local variable hides outer defs of that name
-                s = s.parent
-            if cls is not None and target.id in cls.methods:
-                return cls.methods[target.id]
-            return self.index.top_functions.get(target.id)
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                and target.value.id in ("self", "cls"):
-            owner = scope.cls if scope is not None and scope.cls is not None else cls
-            s = scope
-            while owner is None and s is not None:
-                owner, s = s.cls, s.parent
+            found = self._binding_of(target.id, scope, cls, None)
+            return found if isinstance(found, FuncInfo) else None
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            base = target.value.id
+            if base in ("self", "cls"):
+                owner = scope.cls if scope is not None and scope.cls is not None else cls
+                s = scope
+                while owner is None and s is not None:
+                    owner, s = s.cls, s.parent
+                if owner is not None:
+                    return self.index.lookup_method(owner, target.attr)
+                return None
+            owner = self.index.class_named(target.value) if not self._shadowed(base, scope) else None
+            if owner is None:
+                owner = self.index.local_instance(base, scope)
             if owner is not None:
-                return owner.methods.get(target.attr)
+                return self.index.lookup_method(owner, target.attr)
         return None
 
     # -- static arguments -----------------------------------------------------------------------
@@ -358,6 +502,12 @@ class TracedFinder:
                 f"arguments of each call: passing an argument by keyword shifts which parameter is "
                 f"static; name it with static_argnames instead", False))
 
+    def _read_in_specs(self, entry: TracedEntry, keywords, args):
+        """shard_map passes an argument whose in_specs entry is None as it is, untraced."""
+        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        for i in shard_map_passthrough(keywords, args, len(positional)):
+            entry.unbatched.add(positional[i])
+
     def _read_in_axes(self, entry: TracedEntry, call: Optional[ast.Call], keywords=()):
         in_axes = None
         for kw in list(keywords) + (call.keywords if call is not None else []):
@@ -387,6 +537,21 @@ def traced_params(entry: TracedEntry, passed: Optional[set]) -> set:
             continue
         result.add(p)
     return result
+
+
+def shard_map_passthrough(keywords, args, nargs: int) -> set:
+    """Argument positions shard_map passes through untouched: an in_specs entry of None (JAX
+    0.10.2 hands the Python value to the body). A spec it cannot read (a variable) counts as
+    None: the argument keeps whatever it was. `PartitionSpec(...)` (or a nested tuple) traces."""
+    in_specs = next((kw.value for kw in keywords or () if kw.arg == "in_specs"), None)
+    if in_specs is None and len(args) > 2:
+        in_specs = args[2]       # jax.experimental.shard_map.shard_map(f, mesh, in_specs, out_specs)
+    if isinstance(in_specs, ast.Call):
+        return set()
+    if isinstance(in_specs, (ast.Tuple, ast.List)):
+        return {i for i, e in enumerate(in_specs.elts)
+                if i < nargs and not isinstance(e, (ast.Call, ast.Tuple, ast.List))}
+    return set(range(nargs))
 
 
 def unbatched_positions(in_axes, nargs: int, constants: dict) -> set:
