@@ -67,9 +67,9 @@ BATCHING_WRAPPERS = {"jax.vmap", "eqx.filter_vmap", "jax.shard_map"}
 STAGING_WRAPPERS = {"jax.checkpoint", "jax.shard_map", "jax.make_jaxpr"}
 
 # Autodiff alone (no jit): the differentiated arguments become tracers whose primal value is
-# concrete. name -> position of `argnums` (None: always the first argument).
-DIFF_WRAPPERS = {"jax.grad": 1, "jax.value_and_grad": 1, "jax.jacfwd": 1, "jax.jacrev": 1,
-                 "jax.hessian": 1, "eqx.filter_grad": None, "eqx.filter_value_and_grad": None}
+# concrete. name -> position of `argnums`. (equinox's filter_grad differentiates only the float
+# arrays of its argument: what else it holds stays a Python value, so it is not listed.)
+DIFF_WRAPPERS = {"jax.grad": 1, "jax.value_and_grad": 1, "jax.jacfwd": 1, "jax.jacrev": 1, "jax.hessian": 1}
 # `T(f, *args)`: f is traced at once with the arguments after it. name -> (mode, how the
 # arguments are passed): "staged" traces like jit, "diff" like grad; "args" passes args[1:],
 # "tuple" passes the elements of args[1] (jax.jvp(f, primals, tangents)).

@@ -1317,14 +1317,26 @@ class FunctionRun:
             kwargs = {**bound_kwargs, **kwargs}
         func = callee.func
         jitted = self._jitted_for_name(n)
-        if jitted is not None and transform is None:
+        if jitted is not None and transform is None and (jitted.func is func or jitted.lam is func):
             return self.call_jitted(n, jitted, args, kwargs)
         return self.analyse_callee(n, func, callee, args, kwargs, transform)
 
     def _jitted_for_name(self, n):
-        if isinstance(n.func, ast.Name):
-            return self.flow.jitted_by_name.get(n.func.id)
-        return None
+        """The jit entry a called name stands for: the name must be the one the entry binds
+        (module level, or the def whose local it is, seen from that def or one nested in it)."""
+        if not isinstance(n.func, ast.Name):
+            return None
+        entries = self.flow.jitted_by_name.get(n.func.id, ())
+        here = []
+        s = self.func if isinstance(self.func, FuncInfo) else self.scope
+        while s is not None:
+            here.append(s)
+            s = s.parent
+        for s in here:              # the innermost def that binds the name wins
+            for entry in entries:
+                if entry.name_scope is s:
+                    return entry
+        return next((e for e in entries if e.name_scope is None), None)
 
     def call_jitted(self, n, entry, args, kwargs, skips_self=False) -> V:
         """Calling another jitted function: a tracer reaching its static parameter fails (JAX103)."""
@@ -1535,7 +1547,7 @@ def _autodiff_only(transform: str) -> bool:
 def _argnums(wrapper, keywords, positional_options, constants) -> Optional[tuple]:
     """`argnums` of `jax.grad(f, argnums=...)` as written; None when it cannot be read."""
     position = api.DIFF_WRAPPERS[wrapper]
-    node = positional_options[position - 1] if position is not None and len(positional_options) >= position else None
+    node = positional_options[position - 1] if len(positional_options) >= position else None
     for kw in keywords or ():
         if kw.arg == "argnums":
             node = kw.value

@@ -56,7 +56,7 @@ class Analysis:
         for entry in self.entries:
             if entry.is_jit:
                 for name in entry.call_names:
-                    self.jitted_by_name.setdefault(name, entry)
+                    self.jitted_by_name.setdefault(name, []).append(entry)   # nested defs may share a name
                 # `obj.m(...)` can only be matched to this method when no other def is named m
                 entry.call_attrs = {a for a in entry.call_attrs if defs_by_name.get(a, 0) <= 1}
                 for attr in entry.call_attrs:
@@ -298,7 +298,7 @@ class Analysis:
                 if entry.host not in hosts:
                     hosts.append(entry.host)
                 continue      # analysed from its host, where its arguments are known
-            if entry.host is not None and entry.diff is not None:
+            if entry.diff is not None and entry.scope is not None and id(entry.scope) in traced_funcs:
                 continue      # autodiff inside a traced function: traced with it, from there
             self._guarded(self._run_entry, entry)
         for host in hosts:
@@ -315,6 +315,7 @@ class Analysis:
     def _run_host(self, host):
         """Run a plain function eagerly; the lax/vmap bodies it calls are traced with its values."""
         bindings = {name: vals.UNKNOWN_V for name in host.params}
+        self._annotate_classes(host.node.args, bindings)
         frame = Frame(function=host.qualname, entry=host.qualname, entry_kind="function")
         FunctionRun(self.flow, host, Env(None, bindings), frame, 0, owner_cls=host.cls,
                     self_value=vals.UNKNOWN_V, tracing=False).run()
@@ -369,6 +370,7 @@ class Analysis:
                 bindings[name] = vals.V(vals.STATIC, text=f"static:{name}")
             else:
                 bindings[name] = vals.static(defaults.get(name, vals.NO_CONST))
+        self._annotate_classes(entry.args, bindings)
         kind = ENTRY_KINDS.get(entry.wrapper, f"{entry.wrapper} body")
         frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind,
                       muted=self.flow.inspects_tracers(entry.node))
@@ -378,6 +380,19 @@ class Analysis:
                           self_value=self_value, owner_cls=owner, scope=self._closure_scope(entry),
                           tracing=not batching, unrolls=True)
         run.run()
+
+    def _annotate_classes(self, args: ast.arguments, bindings: dict):
+        """A parameter annotated with a class of this file holds an object of it (a pytree of
+        tracers when it is traced): its methods can be followed."""
+        for a in args.posonlyargs + args.args + args.kwonlyargs:
+            cls = self.index.class_named(a.annotation) if a.annotation is not None else None
+            value = bindings.get(a.arg)
+            if cls is None or value is None or value.state in (vals.OBJECT, vals.CLASS):
+                continue
+            if value.traced:
+                bindings[a.arg] = vals.copy(value, cls=cls)
+            elif value.state == vals.UNKNOWN or value.state == vals.STATIC and value.const is vals.NO_CONST:
+                bindings[a.arg] = vals.V(vals.OBJECT, cls=cls)
 
     def _bound_receiver(self, entry: TracedEntry):
         """What a bound method's first parameter holds: the object (or, for a classmethod, the

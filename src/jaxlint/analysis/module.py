@@ -485,9 +485,9 @@ def _small_literal(node) -> bool:
 def local_bindings(func_node) -> dict:
     """What a function body binds, as Python decides which names are local to it: name -> the
     binding nodes (an assigned value, a nested def or class node; None for any other binding:
-    a loop target, an import, `with ... as`, `except ... as`, a tuple target). Not inside nested
-    defs, classes, lambdas or comprehensions, which have scopes of their own. `global`/`nonlocal`
-    names map to [None]."""
+    a loop target, an import, `with ... as`, `except ... as`, a tuple target). Only statements
+    are visited (a binding inside an expression, `:=`, is not seen), not nested defs or classes,
+    which have scopes of their own. `global`/`nonlocal` names map to [None]."""
     found: dict = {}
 
     def add(name, value):
@@ -499,16 +499,17 @@ def local_bindings(func_node) -> dict:
         kind = type(node)
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             add(node.name, node)
-            stack.extend(node.decorator_list)
-            continue
-        if kind in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
             continue
         if kind is ast.Assign:
             for target in node.targets:
-                for name in target_names(target):
-                    add(name, node.value if isinstance(target, ast.Name) else None)
-        elif kind in (ast.AnnAssign, ast.AugAssign, ast.NamedExpr) and isinstance(node.target, ast.Name):
-            add(node.target.id, node.value if kind is ast.AnnAssign else None)
+                if type(target) is ast.Name:
+                    add(target.id, node.value)
+                else:
+                    for name in target_names(target):
+                        add(name, None)
+        elif kind in (ast.AnnAssign, ast.AugAssign):
+            if type(node.target) is ast.Name:
+                add(node.target.id, node.value if kind is ast.AnnAssign else None)
         elif kind in (ast.For, ast.AsyncFor):
             for name in target_names(node.target):
                 add(name, None)
@@ -520,12 +521,25 @@ def local_bindings(func_node) -> dict:
         elif kind in (ast.Import, ast.ImportFrom):
             for alias in node.names:
                 add((alias.asname or alias.name).split(".")[0], None)
-        elif kind is ast.ExceptHandler and node.name:
-            add(node.name, None)
         elif kind in (ast.Global, ast.Nonlocal):
             for name in node.names:
                 found[name] = [None]
-        stack.extend(child_nodes(node))
+        elif kind is ast.Match:
+            for case in node.cases:
+                for sub in ast.walk(case.pattern):
+                    name = getattr(sub, "name", None) or getattr(sub, "rest", None)
+                    if name:
+                        add(name, None)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if block and isinstance(block, list):
+                stack.extend(block)
+        for handler in getattr(node, "handlers", ()) or ():
+            if handler.name:
+                add(handler.name, None)
+            stack.extend(handler.body)
+        for case in getattr(node, "cases", ()) or ():
+            stack.extend(case.body)
     return found
 
 

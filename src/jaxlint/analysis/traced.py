@@ -9,6 +9,7 @@ are static, read from `static_argnums`/`static_argnames` the way JAX reads them.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -97,6 +98,14 @@ _CALL_FREE = frozenset([ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continu
                           for kind in base.__subclasses__()])
 
 
+@functools.lru_cache(maxsize=8)
+def _wrapper_words(jit_wrappers: frozenset) -> tuple:
+    """Every wrapper that starts a trace, and the last words of their names (once per process)."""
+    interesting = frozenset(jit_wrappers | api.TRACING_WRAPPERS | set(api.TRANSFORM_BODY_ARGS) | {api.SWITCH}
+                            | set(api.DIFF_WRAPPERS) | set(api.APPLY_TRANSFORMS))
+    return interesting, frozenset(name.rsplit(".", 1)[-1] for name in interesting)
+
+
 class TracedFinder:
     def __init__(self, index: ModuleIndex, extra_wrappers: Optional[dict] = None, lines=None):
         self.index = index
@@ -110,9 +119,8 @@ class TracedFinder:
 
     def _trigger_words(self) -> set:
         """Words a line must contain to hold a jit site or a transform call."""
-        interesting = set(self.jit_wrappers) | set(api.TRACING_WRAPPERS) | set(api.TRANSFORM_BODY_ARGS) \
-            | {api.SWITCH} | set(api.DIFF_WRAPPERS) | set(api.APPLY_TRANSFORMS)
-        words = {name.rsplit(".", 1)[-1] for name in interesting}
+        interesting, words = _wrapper_words(frozenset(self.jit_wrappers))
+        words = set(words)
         for local, target in self.imports.aliases.items():
             if canonical(target) in interesting:
                 words.add(local)
@@ -220,11 +228,13 @@ class TracedFinder:
             if entry is not None:
                 positional = [p for p in positional_params(entry.args) if p not in entry.bound]
                 entry.diff = {positional[i] for i in argnums if -len(positional) <= i < len(positional)}
+                entry.host = None     # analysed on its own: the arguments' values do not matter
             return None
         if name in api.APPLY_TRANSFORMS and call.args:
             entry = self._entry_for_target(name, call, call.args[0], scope, cls, [])
             if entry is not None and api.APPLY_TRANSFORMS[name][0] == "diff":
                 entry.diff = {p for p in positional_params(entry.args) if p not in entry.bound}
+                entry.host = None
             return None
         if (name in self.jit_wrappers or name in api.TRACING_WRAPPERS) and call.args:
             target = call.args[0]
@@ -251,7 +261,7 @@ class TracedFinder:
         """The argument positions `jax.grad(f, argnums=...)` differentiates; None if unreadable."""
         position = api.DIFF_WRAPPERS[name]
         node = None
-        if position is not None and len(call.args) > position:
+        if len(call.args) > position:
             node = call.args[position]
         for kw in call.keywords:
             if kw.arg == "argnums":
@@ -317,6 +327,10 @@ class TracedFinder:
         if isinstance(target, ast.Name):
             found = self._binding_of(target.id, scope, cls, getattr(site, "lineno", None))
             if isinstance(found, ast.expr):     # `f = partial(f, k=1)` before `jax.jit(f)`
+                owner = self.index.class_named(found.func) if isinstance(found, ast.Call) else None
+                call = self.index.lookup_method(owner, "__call__") if owner is not None else None
+                if call is not None and call.method_kind == "instance" and call.params:
+                    return call, None, {call.params[0]}, "", owner      # `jax.jit(model)`: its __call__
                 inner = self._unwrap(found, scope, cls, found, depth + 1)
                 # the object was built where it was assigned, not at this site
                 return inner[:3] + ("",) + inner[4:] if inner is not None else None

@@ -80,8 +80,12 @@ class V:
 
 def copy(v: V, **changes) -> V:
     new = V.__new__(V)
-    for slot in V.__slots__:
-        setattr(new, slot, changes.get(slot, getattr(v, slot)))
+    new.state, new.leaf, new.path, new.params, new.boolish = v.state, v.leaf, v.path, v.params, v.boolish
+    new.elts, new.const, new.pyseq, new.shows, new.func = v.elts, v.const, v.pyseq, v.shows, v.func
+    new.closure, new.bound, new.wrapper, new.extra, new.text = v.closure, v.bound, v.wrapper, v.extra, v.text
+    new.diff, new.maykey, new.ndarray, new.cls, new.fields = v.diff, v.maykey, v.ndarray, v.cls, v.fields
+    for slot, value in changes.items():
+        setattr(new, slot, value)
     return new
 
 
