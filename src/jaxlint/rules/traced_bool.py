@@ -13,11 +13,18 @@ class TracedBool(SinkRule):
     what = """
         Flags Python control flow on a value that is a tracer while JAX traces the function:
         `if`/`elif`/`while`/`assert` conditions, ternaries, `and`/`or`/`not`, comprehension `if`s,
-        chained comparisons, `x in (1, 2)`, `bool(x)`, builtin `max`/`min` and `match` literal cases.
-        A bare `if flag:` on a parameter is flagged when the parameter is known to hold a bool,
-        number or array rather than a container: an annotation, a call passing one, or the
-        function itself (it also does arithmetic with it or reads `.shape`/`.astype()`, or its
-        name says it is a flag, like `use_relu` or `training`, and it is only tested).
+        chained comparisons, `x in (1, 2)`, `bool(x)`, builtin `any`/`all`/`max`/`min` and `match`
+        literal cases. A bare `if flag:` on a parameter is flagged when the parameter is known to
+        hold a bool, number or array rather than a container: an annotation, a call passing one, or
+        the function itself (it also does arithmetic with it or reads `.shape`/`.astype()`, or its
+        name says it is a flag, like `use_relu` or `training`, and it is only tested). Tracing
+        starts at `jax.jit` in every spelling (`pjit` too), `jax.make_jaxpr`, `jax.eval_shape`,
+        `jax.checkpoint`, `shard_map` and the bodies of lax control flow and `vmap`, and reaches
+        the helpers and methods they call (`self.helper(x)`, `obj.method(x)`, `Model.f(x)`, a bound
+        method or a callable object handed to a transform) and the fields of a NamedTuple or
+        dataclass carry. Not flagged: `jax.grad`/`vjp`/`jvp` without jit, where Python control flow
+        on the primal value works, and a branch that never runs under a trace
+        (`if isinstance(x, np.ndarray):` is False for a tracer).
     """
     why = """
         Under `jax.jit` (and in `lax.scan`/`cond`/`fori_loop`/`while_loop` bodies and `vmap`) the

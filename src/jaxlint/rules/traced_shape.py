@@ -14,7 +14,9 @@ class TracedShape(SinkRule):
         Flags a traced value passed where JAX needs a Python integer: shapes (`jnp.zeros(n)`,
         `x.reshape(n, -1)`, `random.normal(key, (n,))`), sizes and counts (`jnp.arange(n)`,
         `jnp.linspace(a, b, n)`, `one_hot(y, n)`, `jnp.tile(x, n)`, `lax.scan(length=n)`), axes
-        (`jnp.sum(x, axis=n)`), and another jitted function's static parameter.
+        (`jnp.sum(x, axis=n)`), and another jitted function's static parameter. Values JAX gives
+        back as Python numbers are not tracers: `x.shape`, `lax.psum(1, axis)` and
+        `lax.axis_size(axis)` (the axis size), `jax.device_count()`, `jax.process_count()`.
     """
     why = """
         Array shapes are part of the compiled program and must be known at trace time. JAX raises

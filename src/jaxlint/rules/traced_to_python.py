@@ -13,13 +13,17 @@ class TracedToPython(SinkRule):
     what = """
         Flags `int()`/`float()`/`complex()`, `.item()`, `.tolist()`, `math.*`, NumPy functions that
         convert their argument (`np.asarray`, `np.exp`, ...), `operator.index`, `range(n)`,
-        indexing a Python list/tuple/str or repeating one (`[0] * n`), numeric `%`/f-string
-        formatting, `hash()` and dict keys, when the value is a tracer.
+        indexing a Python list/tuple/str or a NumPy array (`TABLE[n]`) or repeating a list
+        (`[0] * n`), numeric `%`/f-string formatting, `hash()` and dict keys, when the value is a
+        tracer. Under `jax.grad`, `value_and_grad`, `vjp`, `jvp` or `linearize` without jit, the
+        conversions that fail there: `float()`, `complex()`, `math.*`, `.tolist()`, NumPy
+        conversions, numeric formatting and hashing of a differentiated value.
     """
     why = """
         A tracer has no value while JAX traces the function. JAX raises
         `ConcretizationTypeError`, `TracerIntegerConversionError`, `TracerArrayConversionError`
-        or a plain `TypeError` at trace time.
+        or a plain `TypeError` at trace time. Under autodiff alone the primal value is concrete,
+        so `int(x)`, `x.item()` and `if x > 0` work there, but `float(x)` still raises.
     """
     example = """
         import jax

@@ -22,6 +22,8 @@ class UnrolledLoop(Rule):
         or constant passed at a call, arithmetic such as `range(1, L - 1)`). When every value the
         file shows is below the threshold the loop is not flagged; a loop over a bare static
         parameter whose value the file does not show is.
+        A loop in a plain function that only calls `lax.scan`/`fori_loop` runs eagerly and is not
+        flagged; the same loop inside the scan body is.
     """
     why = """
         JAX traces Python loops by running them: the body is copied into the program once per
