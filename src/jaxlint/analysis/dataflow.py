@@ -167,6 +167,7 @@ class FunctionRun:
         self.unrolls = tracing if unrolls is None else unrolls    # a Python loop is unrolled into a trace
         self.scope = scope                 # the def whose locals this one reads as closure variables
         self._inputs_traced = False
+        self._quiet_type_test = 0          # inside the test of `if isinstance(n, int): n = jnp.asarray(n)`
         self.func = func                   # FuncInfo or ast.Lambda
         self.env = env
         self.frame = frame
@@ -226,7 +227,12 @@ class FunctionRun:
     stmt_AsyncFunctionDef = stmt_FunctionDef
 
     def stmt_If(self, s):
-        test = self.bool_test(s.test)
+        normalises = self._normalising_type_test(s)
+        self._quiet_type_test += normalises
+        try:
+            test = self.bool_test(s.test)
+        finally:
+            self._quiet_type_test -= normalises
         if test.state == STATIC and test.const is not vals.NO_CONST:
             self.exec_block(s.body if test.const else s.orelse)
             return
@@ -238,6 +244,24 @@ class FunctionRun:
         self.exec_block(s.orelse)
         self.env = saved
         saved.absorb(body_env, else_env)
+
+    def _normalising_type_test(self, s) -> bool:
+        """`if isinstance(n, int): n = jnp.asarray(n)`: a branch that only turns a Python number
+        into the array it already is under a trace. Taking the other branch there changes nothing."""
+        if s.orelse or not s.body:
+            return False
+        tested = {call.args[0].id for call in walk(s.test)
+                  if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance"
+                  and len(call.args) == 2 and isinstance(call.args[0], ast.Name)}
+        if not tested:
+            return False
+        for stmt in s.body:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and stmt.targets[0].id in tested and isinstance(stmt.value, ast.Call) and stmt.value.args
+                    and isinstance(stmt.value.args[0], ast.Name) and stmt.value.args[0].id == stmt.targets[0].id
+                    and (self.qualname(stmt.value.func) or "").startswith(("jnp.", "lax."))):
+                return False
+        return True
 
     def stmt_For(self, s):
         it = s.iter
@@ -333,7 +357,8 @@ class FunctionRun:
         elif isinstance(target, (ast.Tuple, ast.List)):
             elts = target.elts
             has_star = any(isinstance(e, ast.Starred) for e in elts)
-            if value.elts is not None and len(value.elts) == len(elts) and not has_star:
+            if value.elts is not None and len(value.elts) == len(elts) and not has_star \
+                    and not (value.fields and value.cls is None):
                 for t, v in zip(elts, value.elts):
                     self.bind(t, v)
             else:
@@ -346,6 +371,40 @@ class FunctionRun:
             self.bind(target.value, value)
         else:
             self.eval(target)   # attribute / subscript stores: still check what they evaluate
+            self.store_field(target, value)
+
+    def store_field(self, target, value: V):
+        """`d["k"] = v` / `obj.f = v` on a local whose fields are known: the field now holds
+        `v` (a key or field the analysis cannot name forgets them all)."""
+        base = target.value if isinstance(target, (ast.Subscript, ast.Attribute)) else None
+        if not isinstance(base, ast.Name) or base.id not in self.env.vars:
+            return
+        record = self.env.vars[base.id]
+        if not record.fields or record.elts is None:
+            return
+        if isinstance(target, ast.Subscript):
+            if record.cls is not None:
+                return
+            key = target.slice.value if isinstance(target.slice, ast.Constant) and \
+                isinstance(target.slice.value, str) else None
+        else:
+            key = target.attr if record.cls is not None else None
+        if key is None:
+            self.env.vars[base.id] = vals.copy(record, fields=None, elts=None)
+            return
+        fields, elts = list(record.fields), list(record.elts)
+        if key in fields:
+            elts[fields.index(key)] = value
+        elif record.cls is None:
+            fields.append(key)
+            elts.append(value)
+        else:
+            return
+        updated = vals.copy(record, fields=tuple(fields), elts=tuple(elts))
+        if value.traced and not record.traced:
+            updated = vals.copy(vals.traced(leaf=CONTAINER, path=value.path, params=value.params),
+                                fields=tuple(fields), elts=tuple(elts), cls=record.cls)
+        self.env.vars[base.id] = updated
 
     # == expressions =============================================================================
     def eval(self, node) -> V:
@@ -414,7 +473,7 @@ class FunctionRun:
         if qual is not None:
             return STATIC_V if not qual.startswith(("jnp.", "lax.", "jax.")) or "." in qual[4:] else UNKNOWN_V
         base = self.eval(n.value)
-        field = _field_of(base, n.attr)
+        field = _attribute_of(base, n.attr)
         if field is not None:
             return field.extend(n.attr) if field.traced else field
         owner, via_instance = self.receiver_class(n.value, base)
@@ -422,6 +481,9 @@ class FunctionRun:
             method = self.flow.index.lookup_method(owner, n.attr)
             if method is not None:
                 return self.method_value(method, owner, base, via_instance)
+            held = self.flow.index.attribute_class(owner, n.attr) if via_instance and not base.traced else None
+            if held is not None:
+                return V(vals.OBJECT, cls=held)     # self.net = Net(...) in a method of the class
         if base.state == TRACED:
             if n.attr in api.STATIC_ATTRIBUTES:
                 return vals.static(pyseq=n.attr == "shape")
@@ -494,6 +556,12 @@ class FunctionRun:
     def expr_Subscript(self, n):
         base = self.eval(n.value)
         index_node = n.slice
+        if base.fields and base.cls is None and base.elts is not None and isinstance(index_node, ast.Constant) \
+                and isinstance(index_node.value, str):
+            field = _field_of(base, index_node.value)
+            if field is not None:
+                return field.extend(f"{base.path[-1]}[{index_node.value!r}]") if field.traced and base.path \
+                    else field
         parts = index_node.elts if isinstance(index_node, ast.Tuple) else [index_node]
         part_values = []
         for part in parts:
@@ -522,7 +590,7 @@ class FunctionRun:
             if mask is not None:
                 self.flow.record("datadep", n, mask, self.frame, how="mask")
                 return vals.copy(mask, leaf=ARRAY, boolish=False)
-            if base.elts is not None and isinstance(index_node, ast.Constant) \
+            if base.elts is not None and isinstance(index_node, ast.Constant) and not (base.fields and base.cls is None) \
                     and isinstance(index_node.value, int) and -len(base.elts) <= index_node.value < len(base.elts):
                 return base.elts[index_node.value]
             if base.traced:
@@ -548,6 +616,7 @@ class FunctionRun:
                 self.flow.record("convert", n, index, self.frame, how="index a Python sequence")
             return UNKNOWN_V
         if base.state == STATIC and base.elts is not None and isinstance(index_node, ast.Constant) \
+                and not (base.fields and base.cls is None) \
                 and isinstance(index_node.value, int) and -len(base.elts) <= index_node.value < len(base.elts):
             return base.elts[index_node.value]
         if base.state == STATIC and base.const is not vals.NO_CONST and index.const is not vals.NO_CONST:
@@ -593,9 +662,16 @@ class FunctionRun:
                 if k.is_array:
                     self.flow.record("convert", key, k, self.frame, how="dict key")
         items = [self.eval(v) for v in n.values]
+        keys = [k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None for k in n.keys]
+        fields = tuple(keys) if n.keys and None not in keys and len(set(keys)) == len(keys) else None
         if any(v.traced for v in items):
             source = vals.first_traced(items)
-            return vals.traced(leaf=CONTAINER, path=source.path, params=source.params)
+            made = vals.traced(leaf=CONTAINER, path=source.path, params=source.params)
+            if fields is not None:      # {"x": x, "step": 0}: each key's value is known
+                made.fields, made.elts = fields, tuple(items)
+            return made
+        if fields is not None:
+            return V(STATIC, pyseq=True, fields=fields, elts=tuple(items))
         return vals.static(pyseq=True)
 
     def expr_BinOp(self, n):
@@ -921,7 +997,8 @@ class FunctionRun:
             if first.traced and not first.maykey:
                 types = self._scalar_types(n.args[1])
                 if types:
-                    self.flow.record("typetest", n, first, self.frame, types=types, how="isinstance")
+                    if not self._quiet_type_test:
+                        self.flow.record("typetest", n, first, self.frame, types=types, how="isinstance")
                     return vals.static(False)
                 if self._never_traced_types(n.args[1], first):
                     return vals.static(False)    # never true of a tracer: the branch is dead under trace
@@ -1058,11 +1135,22 @@ class FunctionRun:
         if receiver.state == vals.AT:
             base = receiver.extra
             return vals.derived([base] + everything) if base is not None else UNKNOWN_V
-        if receiver.fields and receiver.elts is not None and attr in ("_replace", "replace") and not args:
+        if receiver.fields and receiver.elts is not None and receiver.cls is not None \
+                and attr in ("_replace", "replace") and not args:
             return _replace_fields(receiver, kwargs)
-        field = _field_of(receiver, attr)
+        if receiver.fields and receiver.cls is None and attr in _MUTATING_METHODS \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id in self.env.vars:
+            self.env.vars[n.func.value.id] = vals.copy(receiver, fields=None, elts=None)   # keys change
+        field = _attribute_of(receiver, attr)
         if field is not None:
             return self.call_value(n, field, args, kwargs)
+        base_call = n.func.value
+        if isinstance(base_call, ast.Call) and isinstance(base_call.func, ast.Name) and base_call.func.id == "super" \
+                and not base_call.args and self.owner_cls is not None and not self.env.is_local("super"):
+            method = self.flow.index.lookup_method(self.owner_cls, attr, skip_own=True)
+            if method is not None:      # super().m(...): the base class's def, bound to self
+                me = self.env.lookup("self") or UNKNOWN_V
+                return self.call_value(n, self.method_value(method, self.owner_cls, me, True), args, kwargs)
         owner, via_instance = self.receiver_class(n.func.value, receiver)
         if owner is not None and not self._named_receiver(n):
             method = self.flow.index.lookup_method(owner, attr)
@@ -1460,10 +1548,15 @@ def _defaults(args: ast.arguments) -> set:
 
 
 def _field_of(base: V, attr: str) -> Optional[V]:
-    """`state.step` of a record whose fields are known."""
+    """`state.step` of a record, `d["step"]` of a dict, whose fields are known."""
     if base.fields and base.elts is not None and attr in base.fields and len(base.elts) == len(base.fields):
         return base.elts[base.fields.index(attr)]
     return None
+
+
+def _attribute_of(base: V, attr: str) -> Optional[V]:
+    """`state.step`: a field of a record (a dict's keys are not attributes)."""
+    return _field_of(base, attr) if base.cls is not None else None
 
 
 def _replace_fields(record: V, kwargs: dict) -> V:
@@ -1612,6 +1705,7 @@ def _format_spec_text(spec) -> str:
     return ""
 
 
+_MUTATING_METHODS = {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__"}
 _DIFFERENTIABLE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 
 _FOLDABLE = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,

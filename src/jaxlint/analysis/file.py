@@ -317,7 +317,10 @@ class Analysis:
         bindings = {name: vals.UNKNOWN_V for name in host.params}
         self._annotate_classes(host.node.args, bindings)
         frame = Frame(function=host.qualname, entry=host.qualname, entry_kind="function")
-        FunctionRun(self.flow, host, Env(None, bindings), frame, 0, owner_cls=host.cls,
+        owner, s = host.cls, host.parent
+        while owner is None and s is not None:
+            owner, s = s.cls, s.parent
+        FunctionRun(self.flow, host, Env(None, bindings), frame, 0, owner_cls=owner,
                     self_value=vals.UNKNOWN_V, tracing=False).run()
 
     def _run_entry(self, entry: TracedEntry):
@@ -337,7 +340,7 @@ class Analysis:
                 pass
         names = [a.arg for a in entry.args.posonlyargs + entry.args.args + entry.args.kwonlyargs]
         bindings = {}
-        owner = entry.func.cls if entry.func is not None else None
+        owner = self._owner_class(entry)
         self_value = None
         for i, name in enumerate(names + [a.arg for a in (entry.args.vararg, entry.args.kwarg) if a]):
             if entry.func is not None and entry.func.is_method and i == 0:
@@ -380,6 +383,19 @@ class Analysis:
                           self_value=self_value, owner_cls=owner, scope=self._closure_scope(entry),
                           tracing=not batching, unrolls=True)
         run.run()
+
+    @staticmethod
+    def _owner_class(entry: TracedEntry):
+        """The class whose methods `self.m`/`cls.m` name in the traced function: its own, or
+        that of the method it is defined in (a lambda or nested def inside a method)."""
+        if entry.func is not None and entry.func.cls is not None:
+            return entry.func.cls
+        s = entry.func.parent if entry.func is not None else entry.scope
+        while s is not None:
+            if s.cls is not None:
+                return s.cls
+            s = s.parent
+        return None
 
     def _annotate_classes(self, args: ast.arguments, bindings: dict):
         """A parameter annotated with a class of this file holds an object of it (a pytree of
@@ -426,7 +442,7 @@ class Analysis:
         frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind,
                       muted=self.flow.inspects_tracers(entry.node))
         func = entry.func if entry.func is not None else entry.lam
-        FunctionRun(self.flow, func, Env(None, bindings), frame, 0, owner_cls=entry.func.cls if entry.func else None,
+        FunctionRun(self.flow, func, Env(None, bindings), frame, 0, owner_cls=self._owner_class(entry),
                     tracing=False, scope=self._closure_scope(entry)).run()
 
 

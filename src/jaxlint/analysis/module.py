@@ -299,9 +299,10 @@ class ModuleIndex:
         before = [info for info in defs if info.node.lineno < line]
         return before[-1] if before else None
 
-    def lookup_method(self, cls: "ClassInfo", attr: str, depth: int = 0) -> Optional[FuncInfo]:
-        """The def `attr` names on `cls`: its own, else a base class's of this file."""
-        if attr in cls.methods:
+    def lookup_method(self, cls: "ClassInfo", attr: str, depth: int = 0, skip_own=False) -> Optional[FuncInfo]:
+        """The def `attr` names on `cls`: its own (unless `skip_own`: `super()`), else a base
+        class's of this file."""
+        if attr in cls.methods and not skip_own:
             return cls.methods[attr]
         if depth < 8:
             for base in cls.bases:
@@ -311,6 +312,28 @@ class ModuleIndex:
                     if found is not None:
                         return found
         return None
+
+    def attribute_class(self, cls: "ClassInfo", attr: str) -> Optional["ClassInfo"]:
+        """The class of the object `self.attr` holds when every assignment to it in the class's
+        methods is a call of one class of this file (`self.net = Net(...)` in `__init__`)."""
+        cache = self.__dict__.setdefault("_attribute_classes", {})
+        key = (id(cls), attr)
+        if key not in cache:
+            found = set()
+            for method in cls.methods.values():
+                for node in walk(method.node):
+                    targets = node.targets if isinstance(node, ast.Assign) else \
+                        [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else ()
+                    for target in targets:
+                        if isinstance(target, ast.Attribute) and target.attr == attr and \
+                                isinstance(target.value, ast.Name) and target.value.id == "self":
+                            value = getattr(node, "value", None) if not isinstance(node, ast.AugAssign) else None
+                            held = self.class_named(value.func) if isinstance(value, ast.Call) else None
+                            found.add(id(held) if held is not None else None)
+                            if held is not None:
+                                cache.setdefault(("class", id(held)), held)
+            cache[key] = cache.get(("class", next(iter(found)))) if len(found) == 1 and None not in found else None
+        return cache[key]
 
     def record_fields(self, cls: "ClassInfo", depth: int = 0) -> Optional[tuple]:
         """The fields a call of `cls` fills, in order, when `cls` is a record: a NamedTuple or a

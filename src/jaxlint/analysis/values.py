@@ -158,6 +158,8 @@ def element_of(v: V, iterating: bool = False) -> V:
     A for-loop over a pytree of unknown kind may be over a dict, whose items are its str keys:
     those elements are `maykey`, and a place that a str passes as well as a tracer fails with
     (a dict or list index, a print) is not reported for them."""
+    if v.fields and v.cls is None:
+        return static(pyseq=True)       # a dict whose keys are known: its str keys
     if v.state == TRACED:
         if v.elts:
             out = None
