@@ -113,10 +113,10 @@ def _incompatible_use(ctx, entry, param: str, literals: Optional[list], depth: i
             text = ast.unparse(a.annotation)
             if _ARRAY_ANNOTATION.search(text):
                 return f"`{param}` is annotated `{text}`: it is meant to be an array"
-    return _uses_problem(ctx, func, param, literals, depth)
+    return _uses_problem(ctx, func, param, literals, depth, _owner_of(entry))
 
 
-def _uses_problem(ctx, func, param, literals, depth) -> str:
+def _uses_problem(ctx, func, param, literals, depth, owner=None) -> str:
     body = func.body if isinstance(func.body, list) else [func.body]
     parents = {}
     nodes = []
@@ -153,10 +153,21 @@ def _uses_problem(ctx, func, param, literals, depth) -> str:
             if isinstance(callee, ast.Name) and callee.id in _TYPE_INSPECTORS \
                     and callee.id not in ctx.index.module_names:
                 return f"`{callee.id}({node.id}, ...)` (line {node.lineno}) would answer differently"
-            problem = _helper_problem(ctx, parent, node, own, depth)
+            problem = _helper_problem(ctx, parent, node, own, depth, owner=owner)
             if problem:
                 return problem
     return ""
+
+
+def _owner_of(entry):
+    """The class whose methods `self.m`/`cls.m` name in a jitted function or lambda: its own,
+    or that of the method it is defined in."""
+    info = entry.func if entry.func is not None else getattr(entry, "scope", None)
+    while info is not None:
+        if info.cls is not None:
+            return info.cls
+        info = info.parent
+    return None
 
 
 def _unpacked(parent, node) -> bool:
@@ -186,14 +197,44 @@ def _python_arithmetic(value, names) -> bool:
     return uses
 
 
-def _helper_problem(ctx, call, name_node, literals, depth) -> str:
-    """Follow the value into a same-file function it is passed to."""
-    if depth >= 3 or not isinstance(call.func, ast.Name):
+def _method_called(ctx, call, owner):
+    """(def, parameters Python binds before the arguments) for `self.m(...)`, `cls.m(...)`,
+    `obj.m(...)` and `Model.m(...)` when the class is in this file; None otherwise."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    base = func.value.id
+    via_instance = True
+    if base in ("self", "cls") and owner is not None:
+        cls, via_instance = owner, base == "self"
+    elif base in ctx.index.top_classes:
+        cls, via_instance = ctx.index.top_classes[base], False
+    elif base in ctx.index.instances:
+        cls = ctx.index.instances[base]
+    else:
+        return None
+    info = ctx.index.lookup_method(cls, func.attr)
+    if info is None:
+        return None
+    kind = info.method_kind
+    skip = 1 if kind == "class" or kind == "instance" and via_instance else 0
+    return info, skip
+
+
+def _helper_problem(ctx, call, name_node, literals, depth, owner=None) -> str:
+    """Follow the value into a same-file function or method it is passed to."""
+    if depth >= 3:
         return ""
-    info = ctx.index.top_functions.get(call.func.id)
-    if info is None or call.func.id in ctx.top_aliases:
+    method = _method_called(ctx, call, owner)
+    if method is not None:
+        info, skip = method
+    elif isinstance(call.func, ast.Name):
+        info, skip = ctx.index.top_functions.get(call.func.id), 0
+        if info is None or call.func.id in ctx.top_aliases:
+            return ""
+    else:
         return ""
-    positional = positional_params(info.node.args)
+    positional = positional_params(info.node.args)[skip:]
     target = None
     for i, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
@@ -213,6 +254,7 @@ def _helper_problem(ctx, call, name_node, literals, depth) -> str:
     class _Helper:
         func = info
         lam = None
+        scope = None
         args = info.node.args
 
     return _incompatible_use(ctx, _Helper, target, literals, depth + 1)
