@@ -390,7 +390,7 @@ class FunctionRun:
         else:
             key = target.attr if record.cls is not None else None
         if key is None:
-            self.env.vars[base.id] = vals.copy(record, fields=None, elts=None)
+            self.env.vars[base.id] = UNKNOWN_V      # a key the analysis cannot name: unknown contents
             return
         fields, elts = list(record.fields), list(record.elts)
         if key in fields:
@@ -956,9 +956,26 @@ class FunctionRun:
         args = [self.eval(a) for a in n.args]
         self._inputs_traced = False
         result = self.eval_call_values(n, args)
+        self._forget_escaped_fields(n)
         if not self.tracing and result.state == TRACED and not result.diff and not self._inputs_traced:
             return UNKNOWN_V      # not staged: a call of concrete values returns a concrete value
         return result
+
+    def _forget_escaped_fields(self, n: ast.Call):
+        """A dict (or mutable record) handed to a function of the program may be changed there:
+        what its keys hold is no longer known. JAX, NumPy and pure builtins change nothing."""
+        names = [a for a in n.args + [kw.value for kw in n.keywords] if isinstance(a, ast.Name)]
+        if not names:
+            return
+        func = n.func
+        if self.qualname(func) is not None or isinstance(func, ast.Name) and func.id in _PURE_BUILTINS \
+                and not self.env.is_local(func.id) and func.id not in self.flow.index.module_names:
+            return
+        for name in names:
+            value = self.env.vars.get(name.id)
+            if value is not None and value.fields and value.elts is not None and \
+                    (value.cls is None or not self.flow.index.is_named_tuple(value.cls)):
+                self.env.vars[name.id] = UNKNOWN_V
 
     def eval_call_values(self, n: ast.Call, args: list) -> V:
         kwargs = {}
@@ -1140,7 +1157,7 @@ class FunctionRun:
             return _replace_fields(receiver, kwargs)
         if receiver.fields and receiver.cls is None and attr in _MUTATING_METHODS \
                 and isinstance(n.func.value, ast.Name) and n.func.value.id in self.env.vars:
-            self.env.vars[n.func.value.id] = vals.copy(receiver, fields=None, elts=None)   # keys change
+            self.env.vars[n.func.value.id] = UNKNOWN_V      # its keys change: what they hold is unknown
         field = _attribute_of(receiver, attr)
         if field is not None:
             return self.call_value(n, field, args, kwargs)
@@ -1705,6 +1722,10 @@ def _format_spec_text(spec) -> str:
     return ""
 
 
+_PURE_BUILTINS = {"len", "print", "isinstance", "issubclass", "str", "repr", "format", "type", "id",
+                  "hasattr", "getattr", "callable", "sorted", "list", "tuple", "dict", "set", "iter",
+                  "enumerate", "zip", "range", "min", "max", "sum", "abs", "any", "all", "bool", "int",
+                  "float", "hash"}
 _MUTATING_METHODS = {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__"}
 _DIFFERENTIABLE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 

@@ -367,6 +367,10 @@ class ModuleIndex:
                     fields.append(stmt.target.id)
         return tuple(fields)
 
+    def is_named_tuple(self, cls: "ClassInfo") -> bool:
+        """A NamedTuple (immutable: its fields stay what it was built with)."""
+        return any(b in ("typing.NamedTuple", "NamedTuple") or b.endswith(".NamedTuple") for b in cls.bases)
+
     def class_named(self, node) -> Optional["ClassInfo"]:
         """The module-level class an annotation or a callee names (`Model`, `"Model"`)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
