@@ -123,8 +123,8 @@ class ScopeBindings:
                     self._subscript_store(target, path)
         elif isinstance(stmt, ast.AugAssign):
             if isinstance(stmt.target, ast.Name):
-                value = ast.BinOp(left=ast.Name(id=stmt.target.id, ctx=ast.Load()), op=stmt.op, right=stmt.value)
-                ast.copy_location(value, stmt)
+                left = ast.copy_location(ast.Name(id=stmt.target.id, ctx=ast.Load()), stmt.target)
+                value = ast.copy_location(ast.BinOp(left=left, op=stmt.op, right=stmt.value), stmt)
                 self._add(stmt.target.id, stmt, value, path, "aug", end)
                 method = "extend" if isinstance(stmt.op, ast.Add) else "aug"
                 self.mutations.setdefault(stmt.target.id, []).append(Mutation(stmt.target.id, stmt, method, path))
