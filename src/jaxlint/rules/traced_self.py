@@ -13,6 +13,8 @@ class TracedSelf(Rule):
         Flags `@jax.jit` (or `step = jax.jit(_step)` in a class body) on a method when `self` is not
         static and the class is not a pytree: not registered with `jax.tree_util`, not an equinox
         or flax module, not a NamedTuple. Registration is not inherited, so subclasses count too.
+        Also `@classmethod` stacked above `@jax.jit`: the jitted function receives the class itself,
+        which no registration makes an array, unless `cls` is static.
     """
     why = """
         jit traces every non-static argument, `self` included. An ordinary object is not an
@@ -67,11 +69,26 @@ class TracedSelf(Rule):
                 cls = func.cls
             else:
                 continue
-            if any(getattr(d, "id", getattr(d, "attr", "")) in ("classmethod", "staticmethod")
-                   for d in func.node.decorator_list):
-                continue
+            kinds = [getattr(d, "id", getattr(d, "attr", "")) for d in func.node.decorator_list]
             params = func.params
             if not params or params[0] in entry.static or params[0] in entry.bound:
+                continue
+            if "staticmethod" in kinds:
+                continue
+            if "classmethod" in kinds:
+                # `@classmethod` above `@jax.jit`: the jitted function gets the class itself,
+                # which is never an array, whatever the class; below it, jit sees no method.
+                if not (entry.via_decorator and _decorates_above(func.node, "classmethod", entry.site)):
+                    continue
+                site = entry.site
+                yield Finding(
+                    code=self.code, line=site.lineno, col=site.col_offset, function=func.qualname,
+                    param=params[0],
+                    message=(f"`{func.qualname}` is jitted under `@classmethod`, so jit gets the class "
+                             f"as `{params[0]}` and every call fails with TypeError (Error interpreting "
+                             f"argument ... of type <class 'type'> at path {params[0]}). Fix: "
+                             f"static_argnums=0 (a class is hashable), or jit a module-level function "
+                             f"and call it from the classmethod"))
                 continue
             if not analysis.is_plain_class(cls, registered):
                 continue
@@ -83,3 +100,12 @@ class TracedSelf(Rule):
                          f"is not a pytree: every call fails with TypeError (Error interpreting "
                          f"argument ... at path {params[0]}). Fix: static_argnums=0 (with a hashable, "
                          f"immutable class), or register `{cls.name}` as a pytree"))
+
+
+def _decorates_above(node, name, site) -> bool:
+    """True when decorator `name` is listed above the decorator at `site` (applied after it)."""
+    names = [getattr(d, "id", getattr(d, "attr", "")) for d in node.decorator_list]
+    lines = [d.lineno for d in node.decorator_list]
+    if name not in names:
+        return False
+    return lines[names.index(name)] < site.lineno

@@ -31,7 +31,7 @@ NOT_RECOMPILATION = {"JAX202", "JAX203", "JAX302"}
 # extra compiles a rule needs to see: JAX201 claims growth, which two values do not show
 GROWTH = {"JAX201": 2}
 HASH_MESSAGE = "parameters to jaxpr equations must have __hash__"
-_SELF_PATH = re.compile(r"at path self\.(\s|$)")
+_SELF_PATH = re.compile(r"at path (?:self|cls)\.(\s|$)")
 
 
 def recompile_kinds(code: str):
@@ -70,7 +70,7 @@ def predicted_error(code: str, err: dict) -> bool:
     if code == "JAX105":
         return _is(err, "NonConcreteBooleanIndexError", "ConcretizationTypeError")
     if code == "JAX108":
-        # `self` itself is not an array (not one of its fields: `at path self.w`)
+        # `self` (or the class, under @classmethod) is not an array (not one of its fields: `at path self.w`)
         return _is(err, "TypeError") and bool(_SELF_PATH.search(err.get("message", "")))
     if code == "JAX202":
         return _is(err, "ValueError") and _says(err, "Non-hashable static arguments")
