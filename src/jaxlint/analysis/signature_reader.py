@@ -379,6 +379,10 @@ class SignatureReader:
             return Leaf("bool", False, (), python="bool", origin=_text(call))
         if not shadowed and func == "dict" and not call.args and all(kw.arg for kw in call.keywords):
             return self._dict_sig([(kw.arg, kw.value) for kw in call.keywords], stmt, call)
+        if not shadowed and func in ("tuple", "list") and len(call.args) <= 1 and not call.keywords:
+            # `tuple(layers)`: a container of that kind whose length is not known; a tuple and
+            # a list never share a pytree structure, whatever their lengths.
+            return Tree(func, None, origin=_text(call))
         cls = self.analysis.index.classes.get(func)
         rebound = any(not isinstance(b.stmt, ast.ClassDef) for b in self.bindings.by_name.get(func, ()))
         if cls is not None and not rebound and _is_namedtuple(cls) and not call.keywords \
