@@ -1456,6 +1456,8 @@ class FunctionRun:
                 self.flow.record("static-arg", n, value, self.frame, callee=entry.name, param=name)
         source = vals.first_traced(args + list(kwargs.values()))
         if source is None:
+            if self.tracing:      # a jitted call inside a trace is staged: its results are tracers
+                return vals.traced(leaf=MAYBE, path=(f"{entry.name}()",), text=f"jitted `{entry.name}()`")
             return UNKNOWN_V
         return vals.traced(leaf=MAYBE, path=source.path + (f"{entry.name}()",), params=source.params)
 

@@ -55,6 +55,9 @@ def describe_origin(value) -> str:
         if len(value.path) > 1:
             return f"{who} (via {' -> '.join(value.path)})"
         return who
+    if value.text and value.text.startswith("jitted `"):
+        return (f"the traced result of {value.text} (a jitted function called inside a trace is "
+                f"staged: it returns tracers, even from static arguments)")
     if value.text and value.text.endswith(")"):
         return f"the traced result of `{value.text}` (jnp/lax results are tracers under jit, even from Python values)"
     if len(value.path) > 1:
