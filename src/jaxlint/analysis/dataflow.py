@@ -380,6 +380,19 @@ class FunctionRun:
         if not isinstance(base, ast.Name) or base.id not in self.env.vars:
             return
         record = self.env.vars[base.id]
+        if record.state == vals.OBJECT and record.cls is not None and isinstance(target, ast.Attribute) \
+                and record.fields is not None and record.elts is not None \
+                and self.flow.index.record_fields(record.cls) is None:
+            # `self.a = a` in __init__: the object now holds that value (its methods called
+            # from __init__ see it); the object stays an object, not a pytree
+            fields, elts = list(record.fields), list(record.elts)
+            if target.attr in fields:
+                elts[fields.index(target.attr)] = value
+            else:
+                fields.append(target.attr)
+                elts.append(value)
+            self.env.vars[base.id] = vals.copy(record, fields=tuple(fields), elts=tuple(elts))
+            return
         if not record.fields or record.elts is None:
             return
         if isinstance(target, ast.Subscript):
@@ -547,7 +560,7 @@ class FunctionRun:
                                              params=frozenset().union(*(e.params for e in elts if e.traced))),
                                  cls=cls, fields=fields)
             return V(vals.OBJECT, cls=cls, elts=elts, fields=fields)
-        obj = V(vals.OBJECT, cls=cls)
+        obj = V(vals.OBJECT, cls=cls, fields=(), elts=())      # attributes set while __init__ runs
         init = self.flow.index.lookup_method(cls, "__init__")
         if init is not None and any(v.traced for v in args + list(kwargs.values())):
             self.call_value(n, V(FUNC, func=init, closure=None, bound=([obj], {})), args, kwargs)
@@ -1488,7 +1501,8 @@ class FunctionRun:
         batching = transform in api.BATCHING_WRAPPERS
         staged = transform is not None and not _autodiff_only(transform) and not batching
         starts_trace = transform is not None and not self.tracing
-        if not any(v.traced for v in bindings.values()) and not has_closure and not starts_trace:
+        if not any(v.traced or _holds_tracers(v) for v in bindings.values()) and not has_closure \
+                and not starts_trace:
             return UNKNOWN_V
         for name in names:
             if name not in bindings:
@@ -1571,6 +1585,11 @@ def _field_of(base: V, attr: str) -> Optional[V]:
     if base.fields and base.elts is not None and attr in base.fields and len(base.elts) == len(base.fields):
         return base.elts[base.fields.index(attr)]
     return None
+
+
+def _holds_tracers(v: V) -> bool:
+    """An object of a plain class with a traced attribute (`self.a = a` in its __init__)."""
+    return v.state == vals.OBJECT and bool(v.elts) and any(e.traced for e in v.elts)
 
 
 def _attribute_of(base: V, attr: str) -> Optional[V]:

@@ -65,8 +65,9 @@ class V:
         return self.state == TRACED and self.leaf == ARRAY
 
     def signature(self):
+        held = tuple(e.traced for e in self.elts) if self.state == OBJECT and self.elts else None
         return (self.state, self.leaf, self.boolish, self.diff, self.maykey, self.ndarray,
-                id(self.cls) if self.cls is not None else None)
+                id(self.cls) if self.cls is not None else None, held)
 
     def extend(self, step: str) -> "V":
         """The same value, having flowed into `step` (a variable or parameter name)."""
