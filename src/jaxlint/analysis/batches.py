@@ -766,13 +766,14 @@ def _slice_derived_names(body, slice_vars) -> set:
     """Names holding a batch slice in the loop, minus those padded back to full size."""
     derived, padded = set(), set()
     assignments = [(t, v) for t, v in _assignments(body) if isinstance(v, ast.expr)]
+    fillers = _filler_names(assignments)
     changed = True
     while changed:
         changed = False
         for targets, value in assignments:
             if is_size_expr(value):
                 continue      # len()/.shape of a batch is a Python int, not a ragged array
-            if _pads(value):
+            if _pads(value, fillers):
                 for target in targets:
                     padded.update(_target_names(target))
                 continue
@@ -792,12 +793,38 @@ def _all_slices_padded(body, slice_vars, padded) -> bool:
     return bool(arrays) and arrays <= padded
 
 
-def _pads(value) -> bool:
-    """`np.pad(...)`, `pad_batch(...)`: the result is padded to a full batch."""
-    if isinstance(value, ast.Call):
-        name = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
-        return "pad" in name.lower()
+_JOINS = {"concatenate", "concat", "hstack", "vstack", "append"}
+_FILLS = {"zeros", "ones", "full", "empty", "tile", "repeat"}
+
+
+def _pads(value, fillers=frozenset()) -> bool:
+    """`np.pad(...)`, `pad_batch(...)`, or the batch joined with a filler sized by what it lacks
+    (`np.concatenate([x, np.zeros(bs - n)])`): the result is padded to a full batch."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = _call_name(value)
+    if "pad" in name.lower():
+        return True
+    if name in _JOINS and value.args:
+        first = value.args[0]
+        parts = value.args[1:2] if name == "append" else first.elts if isinstance(first, (ast.List, ast.Tuple)) else ()
+        return any(_is_filler(p) or isinstance(p, ast.Name) and p.id in fillers for p in parts)
     return False
+
+
+def _call_name(call) -> str:
+    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+
+
+def _is_filler(expr) -> bool:
+    """`np.zeros(bs - n)`, `np.full([bs - len(x), d], -1)`: filler sized by a difference."""
+    return isinstance(expr, ast.Call) and _call_name(expr) in _FILLS and any(
+        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) for a in expr.args[:1] for n in ast.walk(a))
+
+
+def _filler_names(assignments) -> frozenset:
+    return frozenset(name for targets, value in assignments if _is_filler(value)
+                     for target in targets for name in _target_names(target))
 
 
 def _handles_last_batch(body, var, stop, step, slice_vars) -> Optional[int]:
