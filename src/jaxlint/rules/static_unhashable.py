@@ -3,6 +3,7 @@
 import ast
 
 from jaxlint.analysis import calls
+from jaxlint.analysis.shown import Ctx, Shown
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 from jaxlint.rules.static_args import resolve_value, unhashable_kind
@@ -53,17 +54,22 @@ class StaticUnhashable(Rule):
            "to a variable, dicts, sets and arrays are not fixed.")
 
     def check(self, analysis):
+        shown = None
         for site in analysis.jit_calls():
             for param, arg in site.args.items():
                 if param not in site.entry.static:
                     continue
                 kind = unhashable_kind(analysis, site, arg.node)
+                via = ""
+                if not kind and isinstance(arg.node, ast.Name):
+                    shown = shown or Shown(analysis)
+                    kind, via = _passed_through(shown, site, arg.node)
                 if kind:
                     yield Finding(
                         code=self.code, line=site.node.lineno, col=site.node.col_offset,
                         function=site.entry.name, param=param,
                         message=(f"static parameter `{param}` of jitted `{site.entry.name}` receives "
-                                 f"{kind}: ValueError (Non-hashable static arguments are not "
+                                 f"{kind}{via}: ValueError (Non-hashable static arguments are not "
                                  f"supported) at this call. Fix: pass a tuple / frozen dataclass, or "
                                  f"make `{param}` a traced argument"))
         for entry in analysis.entries:
@@ -113,6 +119,31 @@ class StaticUnhashable(Rule):
         why = "the callee receives a tuple instead of a list (list methods, `==` with lists and `+` differ)"
         return Fix(description=f"Pass a tuple to static {names} (unsafe: {why})", safe=False,
                    edits=tuple(edits), why_unsafe=why)
+
+
+_DISPLAYS = {ast.List: "a list", ast.ListComp: "a list", ast.Dict: "a dict", ast.DictComp: "a dict",
+             ast.Set: "a set", ast.SetComp: "a set"}
+
+
+def _passed_through(shown, site, name) -> tuple:
+    """A parameter of the calling function handed on as the static argument: ('a list', ' (from
+    `x_limits`, which the call at line 35 passes a list)') when a call of that function in the
+    file passes a list, dict or set display (directly or through a local name)."""
+    ctx = Ctx(site.scope, site.node.lineno)
+    if shown.owner_of_parameter(name.id, ctx) is not site.scope or site.scope is None:
+        return None, ""
+    for expr, where in shown.parameter_values(name.id, ctx):
+        for _ in range(3):
+            if not isinstance(expr, ast.Name):
+                break
+            found = shown.lookup(expr.id, where)
+            if found is None:
+                break
+            expr, where = found
+        kind = _DISPLAYS.get(type(expr))
+        if kind:
+            return kind, f" (`{name.id}` is {kind} at line {expr.lineno})"
+    return None, ""
 
 
 def _hashable_calls(analysis, entry, param) -> list:
