@@ -79,9 +79,8 @@ class BatchSources(Shown):
                 and isinstance(test.left, ast.Name)):
             return None
         var, stop = test.left.id, test.comparators[0]
-        steps = [stmt.value for stmt in _body_statements(loop.body) if isinstance(stmt, ast.AugAssign)
-                 and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) and stmt.target.id == var]
-        if len(steps) != 1:
+        steps = _counter_steps(loop.body, var)
+        if len(steps) != 1 or steps[0] is None:
             return None
         target = ast.Name(id=var, ctx=ast.Store())
         fake = ast.Call(func=ast.Name(id="range", ctx=ast.Load()),
@@ -442,6 +441,11 @@ class BatchSources(Shown):
         if node.value is None:
             return None
         for loop in reversed(self.parents.loops_of(node)):
+            if isinstance(loop, ast.While):
+                found = self._counter_batches(loop, Ctx(ctx.scope, loop.lineno, ctx.bound, ctx.depth))
+                if found and found.uses(node.value):
+                    return f"the generator `{info.name}` (line {info.node.lineno}) yielding batches over {found.source}"
+                continue
             if not isinstance(loop, (ast.For, ast.AsyncFor)):
                 continue
             found = self._range_batches(loop, loop.target, loop.iter, loop.body, Ctx(
@@ -658,6 +662,47 @@ class BatchSources(Shown):
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
             return name in self.analysis.jitted_by_name or name in self.analysis.jitted_by_attr
         return False
+
+
+def _counter_steps(body, var) -> list:
+    """What the loop adds to `var` each iteration: `var += bs`, `var = var + bs`, or the
+    hand-over `var = end` with `end = var + bs` (the equinox-style dataloader). One entry per
+    binding of `var` in the body; an entry None when the binding is no step."""
+    bindings = [stmt for stmt in _body_statements(body)
+                if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                and var in {n for t in _stmt_targets(stmt) for n in _target_names(t)}]
+    steps = []
+    for stmt in bindings:
+        if isinstance(stmt, ast.AugAssign):
+            steps.append(stmt.value if isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) else None)
+            continue
+        value = stmt.value
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            step = _step_from(value, var)
+            if step is None and isinstance(value, ast.Name):
+                handed = [s.value for s in _body_statements(body) if isinstance(s, ast.Assign)
+                          and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                          and s.targets[0].id == value.id]
+                if len(handed) == 1:
+                    step = _step_from(handed[0], var)
+            steps.append(step)
+            continue
+        steps.append(None)
+    return steps
+
+
+def _stmt_targets(stmt):
+    return stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+
+
+def _step_from(value, var):
+    """`var + bs` (or `bs + var`): the step bs, else None."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        if isinstance(value.left, ast.Name) and value.left.id == var:
+            return value.right
+        if isinstance(value.right, ast.Name) and value.right.id == var:
+            return value.left
+    return None
 
 
 def _is_one(node) -> bool:
