@@ -17,7 +17,7 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.calls import COMPREHENSIONS, is_size_expr
-from jaxlint.analysis.shown import MAX_DEPTH, Ctx, Shown, text_of
+from jaxlint.analysis.shown import MAX_DEPTH, Ctx, Shown, Values, text_of
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -247,7 +247,10 @@ class BatchSources(Shown):
         if any(k.arg is None for k in keywords) or any(isinstance(a, ast.Starred) for a in args):
             return None          # **options: cannot tell
         given = {k.arg: k.value for k in keywords}
-        if "batch_sampler" in given or len(args) > 4:
+        sampler = given.get("batch_sampler")
+        if sampler is not None and self.values(sampler, ctx) == Values.of(None):
+            sampler = None       # `batch_sampler=batch_sampler` of a subclass whose default is None
+        if sampler is not None or len(args) > 4:
             return None          # the sampler decides the batches
         if "batch_size" in given and isinstance(given["batch_size"], ast.Constant) \
                 and given["batch_size"].value is None:
