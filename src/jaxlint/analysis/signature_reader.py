@@ -20,6 +20,7 @@ from typing import Optional
 
 from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.reaching import LOOP_STATEMENTS, ScopeBindings, comprehension_target, enclosing_statement
+from jaxlint.analysis.shown import Ctx, Shown
 from jaxlint.analysis.signatures import (MORE, Atom, Leaf, Opaque, Tree, leaves, poly_add, poly_atom, poly_atoms,
                                          poly_const, poly_mul, poly_value)
 
@@ -140,6 +141,16 @@ class SignatureReader:
         if len(found) == 1 and found[0].kind == "assign" and not found[0].path and not module.mutated(name):
             return found[0]
         return None
+
+    def _shown_python_kind(self, node) -> Optional[str]:
+        """A parameter (or name) whose every value the file shows is a Python int or float:
+        `make_features(100, key)` makes `jnp.arange(num_steps)` an int32 array."""
+        if not isinstance(node, ast.Name):
+            return None
+        shown = self.analysis.__dict__.get("_shown_values")
+        if shown is None:
+            shown = self.analysis.__dict__["_shown_values"] = Shown(self.analysis)
+        return _shown_kind(shown.values(node, Ctx(self.scope, node.lineno)))
 
     # -- signatures ----------------------------------------------------------------------------------
     def sig(self, expr, stmt):
@@ -499,7 +510,7 @@ class SignatureReader:
         kinds = []
         for a in args:
             s = self.sig(a, stmt)
-            kinds.append(s.python if isinstance(s, Leaf) else None)
+            kinds.append(s.python if isinstance(s, Leaf) else self._shown_python_kind(a))
         dtype = self.dtype_arg(kwargs.get("dtype"), stmt) if "dtype" in kwargs else \
             (_PYTHON_DTYPES.get(_promote_python(kinds) or "", None) if all(kinds) else None)
         if dtype == "bool":
@@ -1247,6 +1258,14 @@ def scope_bindings(analysis, scope) -> ScopeBindings:
             analysis.tree.body if scope is None else []
         cache[key] = ScopeBindings(body)
     return cache[key]
+
+
+def _shown_kind(values) -> Optional[str]:
+    """'int' / 'float' when every value the file shows is a Python number of that kind."""
+    if not values.complete or not values.known:
+        return None
+    kinds = {"int" if type(v) is int else "float" if type(v) is float else None for v in values.known}
+    return kinds.pop() if len(kinds) == 1 and None not in kinds else None
 
 
 def reader_for(analysis, scope) -> SignatureReader:
