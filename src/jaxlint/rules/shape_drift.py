@@ -3,6 +3,7 @@
 import ast
 
 from jaxlint.analysis.call_order import describe_loop
+from jaxlint.analysis.reaching import enclosing_statement
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import leaves, path_text, poly_atoms, poly_eval, poly_text, shape_text
 from jaxlint.findings import Finding
@@ -23,8 +24,10 @@ class ShapeDrift(Rule):
         `buf.append(x)` then `jnp.array(buf)`). A shape that only takes a few fixed values at
         different calls (a train and an eval batch size) is not flagged, nor is a size bucketed
         or clipped by a function (`next_power_of_2(n)`, `min(n, cap)`, `n // k`), nor a sweep
-        that calls each shape again in an inner loop (a benchmark over resolutions): there each
-        compile is the work, reused by every call of its shape.
+        that calls each shape again in an inner loop (a benchmark over resolutions, the stages of
+        a curriculum listed as literals): there each compile is the work, reused by every call of
+        its shape. An inner loop that trains on each of many computed shapes (`params =
+        step(params, data[:t])` for `t` in a range) is flagged: that is one compile per shape.
     """
     why = """
         An argument's shape is part of jit's cache key. Each new shape traces the function again
@@ -81,7 +84,7 @@ class ShapeDrift(Rule):
             where = (site.node.lineno, site.node.col_offset)
             if where in ragged:
                 continue          # JAX303 names the ragged last batch, with its own fix
-            repeat = _repeats_each_shape(site, varying)
+            repeat = _repeats_each_shape(analysis, site, varying)
             if repeat is not None:
                 analysis.notes.append(
                     f"JAX305 not reported at line {where[0]}: the shape of `{param}` changes only with "
@@ -125,17 +128,31 @@ def _message(analysis, site, param, varying, sig, reader) -> str:
             f"({count}). Fix: {fix}")
 
 
-def _repeats_each_shape(site, varying):
+def _repeats_each_shape(analysis, site, varying):
     """The loop, inside every loop that changes the shape, that calls the function again with the
-    same shape (a benchmark over resolutions, a curriculum stage trained for many steps), or None."""
+    same shape (a benchmark over resolutions, the stages of a curriculum listed in the code), or None."""
     loops = site.loops                       # outermost first
     changing = [loops.index(atom.loop) for _, _, atom in varying if atom.loop in loops]
     if len(changing) != len(varying):
         return None
+    listed = all(isinstance(getattr(atom.loop, "iter", None), (ast.Tuple, ast.List)) for _, _, atom in varying)
     for loop in loops[max(changing) + 1:]:
         if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+            if _carries_result(analysis, site) and not listed:
+                return None   # training on each of many computed shapes (data[:t] as data arrives)
             return loop
     return None
+
+
+def _carries_result(analysis, site) -> bool:
+    """`params = step(params, batch)`: the call's result is fed back into its own arguments, the
+    inner loop trains rather than times; a benchmark's inner loop only repeats the call."""
+    stmt = enclosing_statement(analysis.parents, site.node)
+    if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        return False
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return any(isinstance(a.node, ast.Name) and a.node.id in bound for a in site.args.values())
 
 
 def _conditional(analysis, site, loop) -> bool:
