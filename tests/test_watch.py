@@ -92,7 +92,10 @@ def test_watch_command_relints_on_change_and_stops_on_ctrl_c(tmp_path):
     bad.write_text(BAD)
     proc = subprocess.Popen([sys.executable, "-m", "jaxlint", "check", "--watch", "--no-cache",
                              str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env={**os.environ, "NO_COLOR": "1"})
+                            text=True, env={**os.environ, "NO_COLOR": "1"},
+                            # a test runner started in the background ignores SIGINT, and so would
+                            # the child: restore the default so that Ctrl-C reaches jaxlint
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
 
