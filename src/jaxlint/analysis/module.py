@@ -431,7 +431,8 @@ class ModuleIndex:
 
 
 def _is_static_field(value) -> bool:
-    """`struct.field(pytree_node=False)`, `eqx.field(static=True)`, `static_field()`."""
+    """`struct.field(pytree_node=False)`, `eqx.field(static=True)`, `static_field()`,
+    `dataclasses.field(metadata=dict(static=True))`."""
     if not isinstance(value, ast.Call):
         return False
     name = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
@@ -442,6 +443,19 @@ def _is_static_field(value) -> bool:
             return True
         if kw.arg == "static" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
             return True
+        if kw.arg == "metadata" and _says_static(kw.value):
+            return True     # dataclasses.field(metadata=dict(static=True)): register_dataclass's meta field
+    return False
+
+
+def _says_static(node) -> bool:
+    """`dict(static=True)` / `{"static": True}`."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "dict":
+        return any(kw.arg == "static" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+                   for kw in node.keywords)
+    if isinstance(node, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "static" and isinstance(v, ast.Constant)
+                   and v.value is True for k, v in zip(node.keys, node.values))
     return False
 
 
