@@ -317,23 +317,23 @@ class ModuleIndex:
         """The class of the object `self.attr` holds when every assignment to it in the class's
         methods is a call of one class of this file (`self.net = Net(...)` in `__init__`)."""
         cache = self.__dict__.setdefault("_attribute_classes", {})
-        key = (id(cls), attr)
-        if key not in cache:
-            found = set()
+        held_by = cache.get(id(cls))
+        if held_by is None:          # one walk of the class's methods answers every attribute
+            held_by = cache[id(cls)] = {}
             for method in cls.methods.values():
                 for node in walk(method.node):
                     targets = node.targets if isinstance(node, ast.Assign) else \
                         [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else ()
                     for target in targets:
-                        if isinstance(target, ast.Attribute) and target.attr == attr and \
-                                isinstance(target.value, ast.Name) and target.value.id == "self":
+                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                                and target.value.id == "self":
                             value = getattr(node, "value", None) if not isinstance(node, ast.AugAssign) else None
                             held = self.class_named(value.func) if isinstance(value, ast.Call) else None
-                            found.add(id(held) if held is not None else None)
-                            if held is not None:
-                                cache.setdefault(("class", id(held)), held)
-            cache[key] = cache.get(("class", next(iter(found)))) if len(found) == 1 and None not in found else None
-        return cache[key]
+                            held_by.setdefault(target.attr, []).append(held)
+        found = held_by.get(attr)
+        if not found or any(h is None for h in found) or len({id(h) for h in found}) != 1:
+            return None
+        return found[0]
 
     def record_fields(self, cls: "ClassInfo", depth: int = 0) -> Optional[tuple]:
         """The fields a call of `cls` fills, in order, when `cls` is a record: a NamedTuple or a
