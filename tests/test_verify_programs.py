@@ -81,9 +81,12 @@ def test_the_programs_own_calls_confirm_findings(results):
     assert "importing the module" in growth.reason and "took 4 values" in growth.reason
     window = found[(line_of("program_calls.py", "return x[:n]"), "JAX104")]
     assert window.verdict == CONFIRMED and "test `test_window()`" in window.reason, _show(fv)
-    # only the main block calls `as_index`: not run by default, and the reason says how to
+    # only the main block calls `as_index`: not run by default. `i` is a parameter the program's
+    # own jax.jit traces whatever it passes, so guessed inputs confirm it, saying so and how to
+    # run the program's own call
     main_only = found[(line_of("program_calls.py", "int(i)"), "JAX102")]
-    assert main_only.verdict != CONFIRMED and "--main" in main_only.reason, _show(fv)
+    assert main_only.verdict == CONFIRMED and main_only.basis == "guessed", _show(fv)
+    assert "the program's own jit traces `i`" in main_only.reason and "--main" in main_only.reason, _show(fv)
 
 
 def test_the_main_block_runs_when_asked():

@@ -20,3 +20,10 @@ class Scaler:
     @jax.jit
     def apply(self, x):
         return x * self.k
+
+
+def row_scale(row, k):
+    return row * int(k)
+
+
+scale_rows = jax.vmap(row_scale)

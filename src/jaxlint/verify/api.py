@@ -149,8 +149,9 @@ def judge_file(plan: Plan, outcome, memory_mb: int = DEFAULT_MEMORY_MB) -> FileV
 
 
 def _hinted(verdict: FindingVerdict, hint) -> FindingVerdict:
-    """A verdict that did not settle the finding, with what would (`--main`)."""
-    if hint and verdict.verdict != CONFIRMED and verdict.basis != "program":
+    """A verdict that did not settle the finding, or settled it only on guessed inputs, with what
+    would run the program's own (`--main`)."""
+    if hint and verdict.basis != "program" and (verdict.verdict != CONFIRMED or verdict.basis == "guessed"):
         verdict.reason = f"{verdict.reason} ({hint})"
     return verdict
 

@@ -284,13 +284,26 @@ def _guessed_units(finding, anchor, index, ctx, units) -> tuple:
         wanted = tuple(p for p in (finding.param or "").split(",") if p)
         exprs, why = synth.synthesize(ctx, target, wanted) if target else ([], "no traced function")
         loop_params = _loop_params(finding, ctx, target) if finding.code == "JAX302" else []
+        node = ctx.function(target) if target else None
+        params = _always_traced_params(node) if node else []
         for expr in exprs:
             chosen.append(units.add({"kind": "synth", "line": 1, "expr": expr, "target": target,
-                                     "basis": "guessed", "loop_params": loop_params,
+                                     "basis": "guessed", "loop_params": loop_params, "params": params,
                                      "label": f"`{target}` traced on guessed inputs `{clip(expr, 90)}`"}))
         if not exprs:
             reason = reason or f"no inputs could be built: {why}"
     return chosen, reason or "no code of the file reaches it and no inputs could be built"
+
+
+def _always_traced_params(node) -> list:
+    """Parameters that hold an array or number whatever the program passes: not those with a
+    default of None (a program may leave them None, an empty pytree that is never a tracer)."""
+    args = node.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return [a.arg for a in positional + args.kwonlyargs
+            if not (isinstance(defaults.get(a.arg), ast.Constant) and defaults[a.arg].value is None)]
 
 
 def _guessed_instance(index, ctx, qualname):

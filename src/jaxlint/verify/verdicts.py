@@ -59,6 +59,8 @@ def premise_guessed(judge: Judge, finding, unit, obs, evidence) -> str:
     if unit.get("kind") == "synth":
         if finding.code == "JAX302" and not unit.get("loop_params") and not obs.get("traced_by_guess"):
             return ""       # a literal trip count in a function the program jits: no input decides it
+        if _traced_by_the_program(finding, unit, obs):
+            return ""       # the program's own jit traces this parameter, whatever value it passes
         return f"the guess chose every argument of `{unit.get('target')}`"
     tainted = unit.get("tainted", {})
     calls = obs.get("calls", [])
@@ -98,8 +100,25 @@ def premise_guessed(judge: Judge, finding, unit, obs, evidence) -> str:
     return f"the guess chose `{'`, `'.join(hit)}`" if hit else ""
 
 
-def _kept(finding, evidence) -> str:
+_PARAMETER_RULES = {"JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX106", "JAX107"}
+
+
+def _traced_by_the_program(finding, unit, obs) -> bool:
+    """A finding about a parameter of the function the program itself jits (the guess traced it
+    through the program's own jax.jit object, static arguments kept static), used as it is, not
+    through an attribute (a static field of a pytree class stays a Python value under jit)."""
+    param = finding.param or ""
+    if finding.code not in _PARAMETER_RULES or obs.get("traced_by_guess") or not param or "," in param:
+        return False
+    if param not in unit.get("params", ()) or not same_function(finding.function, unit.get("target", "")):
+        return False
+    return f"via {param}." not in finding.message and f"({param}." not in finding.message
+
+
+def _kept(finding, evidence, unit=None, obs=None) -> str:
     """Why a confirmation on guessed inputs still counts: what the guess did not choose."""
+    if unit is not None and _traced_by_the_program(finding, unit, obs or {}):
+        return f"the program's own jit traces `{finding.param}` whatever value it passes"
     if finding.code == "JAX108":
         return "the finding is about the class, and any instance of it fails"
     if finding.code == "JAX302":
@@ -161,7 +180,7 @@ def judge_finding(judge: Judge, finding, runs: list, stop_reason: str = "", impo
         label = judge.unit_label(unit)
         why = premise_guessed(judge, finding, unit, obs, evidence)
         if not why:
-            return FindingVerdict(finding, CONFIRMED, f"on guessed inputs ({_kept(finding, evidence)}), {text} "
+            return FindingVerdict(finding, CONFIRMED, f"on guessed inputs ({_kept(finding, evidence, unit, obs)}), {text} "
                                                       f"[{label}]", dict(evidence, unit=label), basis="guessed")
     if program_premise_clean:
         # the program's own value ran cleanly; only a guess of that value made JAX fail
