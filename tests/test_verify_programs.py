@@ -28,7 +28,8 @@ from jaxlint.verify.verdicts import CONFIRMED, GUESSED, INCONCLUSIVE, NOT_REPROD
 CASES = pathlib.Path(__file__).parent / "verify_cases"
 NAMES = ["program_calls.py", "methods_and_nested.py", "type_test_program.py", "growth_and_batches.py",
          "shape_drift.py", "lookalike_vmap_int.py", "lookalike_static_field.py", "lookalike_partial_bound.py",
-         "hang_then_more.py", "confirm_then_crash.py", "long_loop.py", "lookalike_jit_in_loop.py"]
+         "hang_then_more.py", "confirm_then_crash.py", "long_loop.py", "lookalike_jit_in_loop.py",
+         "lookalike_scan_static_field.py"]
 # false findings the analysis does not (or no longer) make: planted so the verifier is tested on them
 PLANTED = {
     "lookalike_vmap_int.py": Finding("JAX101", 9, 7, "planted: `k` traced", function="top_k_mask", param="k"),
@@ -37,6 +38,9 @@ PLANTED = {
     "lookalike_static_field.py": Finding("JAX101", 18, 7, "planted: `depth` traced", function="_stack",
                                          param="depth", entry="apply"),
     "lookalike_jit_in_loop.py": Finding("JAX301", 15, 12, "planted: jit per call", function="_scale"),
+    "lookalike_scan_static_field.py": Finding(
+        "JAX103", 20, 10, "a traced value (via carry.width -> width) in lax.scan body `step` is used as "
+        "`shape` of jnp.zeros(), which must be a concrete integer (planted)", function="step", param="carry"),
     "shape_drift.py": Finding("JAX305", 19, 15, "planted: new shape per call", function="total", param="x"),
 }
 
@@ -153,7 +157,8 @@ def test_run_links_a_recompilation_to_a_rule_it_does_not_know_by_name(monkeypatc
 
 
 @pytest.mark.parametrize("name", ["lookalike_vmap_int.py", "lookalike_static_field.py",
-                                  "lookalike_partial_bound.py", "lookalike_jit_in_loop.py"])
+                                  "lookalike_partial_bound.py", "lookalike_jit_in_loop.py",
+                                  "lookalike_scan_static_field.py"])
 def test_look_alikes_are_never_confirmed(results, name):
     fv = results[name]
     [v] = [v for v in fv.findings if (v.finding.line, v.finding.code) ==

@@ -24,6 +24,7 @@ A verdict is one of:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from jaxlint.verify import recompiles as rc
@@ -56,6 +57,8 @@ def premise_guessed(judge: Judge, finding, unit, obs, evidence) -> str:
     chose the value the finding is about."""
     if finding.code == "JAX108":
         return ""           # about the class: any instance of it, built as the file builds it
+    if _in_lax_body(finding):
+        return ""           # a lax.scan/fori_loop/while_loop/cond/switch/map body gets tracers, whatever it is passed
     if unit.get("kind") == "synth":
         if finding.code == "JAX302" and not unit.get("loop_params") and not obs.get("traced_by_guess"):
             return ""       # a literal trip count in a function the program jits: no input decides it
@@ -103,22 +106,40 @@ def premise_guessed(judge: Judge, finding, unit, obs, evidence) -> str:
 _PARAMETER_RULES = {"JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX106", "JAX107"}
 
 
+_LAX_BODY = re.compile(r"\b(?:in|from) (?:jax\.)?lax\.(?:scan|fori_loop|while_loop|cond|switch|map) body `")
+_FIELD_PATH = re.compile(r"\bvia [A-Za-z_]\w*\.")
+
+
+def _in_lax_body(finding) -> bool:
+    """A trace-time finding in (or reached from) the body of lax control flow, on a value that
+    does not come through an attribute: lax calls its body with tracers for the carry, the
+    operands and the loop index, so no guessed input decided that they are traced (a static
+    field of a dataclass carry stays static, hence the attribute exception)."""
+    if finding.code not in _PARAMETER_RULES:
+        return False
+    return bool(_LAX_BODY.search(finding.message)) and not _FIELD_PATH.search(finding.message)
+
+
 def _traced_by_the_program(finding, unit, obs) -> bool:
     """A finding about a parameter of the function the program itself jits (the guess traced it
     through the program's own jax.jit object, static arguments kept static), used as it is, not
     through an attribute (a static field of a pytree class stays a Python value under jit)."""
-    param = finding.param or ""
-    if finding.code not in _PARAMETER_RULES or obs.get("traced_by_guess") or not param or "," in param:
+    params = [p for p in (finding.param or "").split(",") if p]
+    if finding.code not in _PARAMETER_RULES or obs.get("traced_by_guess") or not params:
         return False
-    if param not in unit.get("params", ()) or not same_function(finding.function, unit.get("target", "")):
-        return False
-    return f"via {param}." not in finding.message and f"({param}." not in finding.message
+    if not set(params) <= set(unit.get("params", ())) or not same_function(finding.entry or finding.function,
+                                                                           unit.get("target", "")):
+        return False      # (a helper's finding names the jitted function's parameter it came from)
+    return not any(f"via {p}." in finding.message or f"({p}." in finding.message for p in params)
 
 
 def _kept(finding, evidence, unit=None, obs=None) -> str:
     """Why a confirmation on guessed inputs still counts: what the guess did not choose."""
+    if _in_lax_body(finding):
+        return "lax control flow traces its body's arguments whatever values it is given"
     if unit is not None and _traced_by_the_program(finding, unit, obs or {}):
-        return f"the program's own jit traces `{finding.param}` whatever value it passes"
+        shown = "`, `".join(p for p in finding.param.split(",") if p)
+        return f"the program's own jit traces `{shown}` whatever value it passes"
     if finding.code == "JAX108":
         return "the finding is about the class, and any instance of it fails"
     if finding.code == "JAX302":
