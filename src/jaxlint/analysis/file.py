@@ -370,7 +370,9 @@ class Analysis:
             elif name in entry.unbatched:
                 bindings[name] = vals.UNKNOWN_V
             elif name in entry.static:
-                bindings[name] = vals.V(vals.STATIC, text=f"static:{name}")
+                shown = self._only_static_value(entry, name, defaults)
+                bindings[name] = vals.V(vals.STATIC, text=f"static:{name}") if shown is vals.NO_CONST \
+                    else vals.static(shown)
             else:
                 bindings[name] = vals.static(defaults.get(name, vals.NO_CONST))
         self._annotate_classes(entry.args, bindings)
@@ -383,6 +385,33 @@ class Analysis:
                           self_value=self_value, owner_cls=owner, scope=self._closure_scope(entry),
                           tracing=not batching, unrolls=True)
         run.run()
+
+    @staticmethod
+    def _only_static_value(entry: TracedEntry, name: str, defaults: dict):
+        """The one value a static parameter takes when the jitted function is only called where
+        it is made (`jax.jit(f, static_argnames="check")(x, check=False)`: the jitted object
+        goes nowhere else) and every such call passes the same literal; else NO_CONST."""
+        if entry.call_names or entry.call_attrs or not entry.immediate_calls:
+            return vals.NO_CONST
+        seen = set()
+        for call in entry.immediate_calls:
+            site = calls.map_call(call, entry, False)
+            if site.starred:
+                return vals.NO_CONST
+            arg = site.args.get(name)
+            if arg is None:
+                if name not in defaults:
+                    return vals.NO_CONST
+                value = defaults[name]
+            else:
+                try:
+                    value = evaluate_literal(arg.node)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    return vals.NO_CONST
+            if not isinstance(value, (bool, int, str, type(None))):
+                return vals.NO_CONST
+            seen.add((type(value), value))
+        return next(iter(seen))[1] if len(seen) == 1 else vals.NO_CONST
 
     @staticmethod
     def _owner_class(entry: TracedEntry):
