@@ -267,7 +267,8 @@ class Analysis:
     # -- classes ------------------------------------------------------------------------------
     def is_plain_class(self, cls, registered=None) -> bool:
         """A class jit cannot trace: not registered itself (registration is not inherited), no
-        unknown decorator, and no base that makes subclasses pytrees (NamedTuple, eqx.Module...)."""
+        unknown decorator, and no base that makes subclasses pytrees (NamedTuple, eqx.Module, a
+        base whose `__init_subclass__` may register them)."""
         registered = registered if registered is not None else self.index.registered_pytree_classes()
         if cls.name in registered:
             return False
@@ -287,6 +288,8 @@ class Analysis:
             other = self.index.classes.get(base)
             if other is None or other.node.keywords or not self._plain_bases(other, seen):
                 return False
+            if "__init_subclass__" in other.methods:
+                return False        # it runs for every subclass, and may register it as a pytree
         return True
 
     # -- dataflow -------------------------------------------------------------------------------
