@@ -748,7 +748,9 @@ class FunctionRun:
             result = vals.join(result, value)
             if value.state == STATIC and value.const is not vals.NO_CONST \
                     and bool(value.const) == isinstance(n.op, ast.Or):
-                break      # decided here (`isinstance(tracer, np.ndarray) and ...`): the rest never runs
+                # decided here (`isinstance(tracer, int) and ...`): the rest never runs, and a
+                # test of the whole is this value (the branch it guards is dead under trace)
+                return vals.static(bool(value.const)) if in_test else result
             if isinstance(n.op, ast.And) and self.is_scalar_type_test(operand):
                 break      # isinstance(tracer, int) is False: the rest is never evaluated
             if value.state == UNKNOWN and isinstance(operand, (ast.Call, ast.UnaryOp)) and \
