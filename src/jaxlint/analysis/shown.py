@@ -107,6 +107,11 @@ class Shown:
             if kw.arg is None:
                 return None
             bound.append((kw.arg, (kw.value, ctx)))
+        passed = {name for name, _ in bound}
+        defaults = _defaults(args)
+        if defaults.keys() - passed:       # a parameter this call leaves out holds its default
+            where = Ctx(self.parents.scope_of(info.node), info.node.lineno, (), ctx.depth)
+            bound.extend((name, (node, where)) for name, node in defaults.items() if name not in passed)
         return tuple(bound)
 
     # -- values -------------------------------------------------------------------------------
