@@ -18,6 +18,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.module import FuncInfo, ModuleIndex, evaluate_literal, param_names, positional_params, walk
+from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.traced import shard_map_passthrough, unbatched_positions
 from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,
                                      UNKNOWN, UNKNOWN_V, WRAPPED, V)
@@ -122,6 +123,14 @@ class ModuleFlow:
         self.in_progress: set = set()
         self.runs = 0
         self.steps = 0
+        self.make_shown = None       # set by the Analysis: builds the file's `Shown` when first needed
+        self._shown = None
+
+    def shown(self):
+        """What the file shows about values (calls, defaults, factories), built on first use."""
+        if self._shown is None and self.make_shown is not None:
+            self._shown = self.make_shown()
+        return self._shown
 
     def record(self, kind, node, value, frame, **detail):
         if frame.muted or value is not None and (value.maykey or value.diff and not fails_under_autodiff(kind, detail)):
@@ -1005,7 +1014,7 @@ class FunctionRun:
             self._inputs_traced = touched
             return self.call_api(n, qual, args, kwargs)
         if isinstance(func, ast.Name) and not self.env.is_local(func.id) \
-                and func.id not in self.flow.index.module_names:
+                and func.id not in self.flow.index.module_names and self._enclosing_binding(func.id) is None:
             self._inputs_traced = touched
             return self.call_builtin(n, func.id, args, kwargs)
         if isinstance(func, ast.Attribute):
@@ -1014,9 +1023,58 @@ class FunctionRun:
             self._inputs_traced = touched or receiver.traced
             return result
         callee = self.eval(func)
+        if callee.state == UNKNOWN and isinstance(func, ast.Name):
+            callee = self._factory_product(func) or callee
         result = self.call_value(n, callee, args, kwargs)
         self._inputs_traced = touched or callee.bound is not None and any(v.traced for v in callee.bound[0])
         return result
+
+    def _factory_product(self, name: ast.Name) -> Optional[V]:
+        """The nested def a name holds when every value the file shows for it is the product of a
+        factory of the file: `lr_fn = make_schedule(...)` handed to `make_train_step(lr_fn)`,
+        whose jitted step calls `lr_fn(step)`; the factory returns its nested def `schedule`."""
+        shown = self.flow.shown()
+        if shown is None:
+            return None
+        scope = self.func.node if isinstance(self.func, FuncInfo) else None
+        ctx = Ctx(scope, name.lineno)
+        if shown.owner_of_parameter(name.id, ctx) is not None:
+            values = shown.parameter_values(name.id, ctx)
+        else:
+            found = shown.lookup(name.id, ctx)
+            values = [found] if found is not None else []
+        products = set()
+        for expr, where in values[:4]:
+            for _ in range(3):
+                if not isinstance(expr, ast.Name):
+                    break
+                found = shown.lookup(expr.id, where)
+                if found is None:
+                    return None
+                expr, where = found
+            made = self._returned_def(shown, expr, where)
+            if made is None:
+                return None
+            products.add(made)
+        if len(products) != 1:
+            return None
+        return V(FUNC, func=products.pop(), closure=None)
+
+    def _returned_def(self, shown, expr, ctx) -> Optional[FuncInfo]:
+        """`make_schedule(...)` where every `return` of make_schedule names one def nested in it."""
+        if not isinstance(expr, ast.Call):
+            return None
+        factory = shown.function_of(expr.func, ctx)
+        if factory is None:
+            return None
+        returned = set()
+        for node in _own_returns(factory.node):
+            if not isinstance(node.value, ast.Name) or node.value.id not in factory.nested:
+                return None
+            returned.add(node.value.id)
+        if len(returned) != 1:
+            return None
+        return factory.nested[returned.pop()]
 
     def call_builtin(self, n, name, args, kwargs) -> V:
         first = args[0] if args else None
@@ -1587,6 +1645,18 @@ def _field_of(base: V, attr: str) -> Optional[V]:
     if base.fields and base.elts is not None and attr in base.fields and len(base.elts) == len(base.fields):
         return base.elts[base.fields.index(attr)]
     return None
+
+
+def _own_returns(func_node) -> list:
+    """The `return` statements of a def itself, not of the defs, lambdas and classes inside it."""
+    found, stack = [], list(func_node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _holds_tracers(v: V) -> bool:

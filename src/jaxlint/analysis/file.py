@@ -20,6 +20,7 @@ from jaxlint.analysis.module import (LineFilter, ModuleIndex, evaluate_literal, 
                                      pruned_walk)
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
+from jaxlint.analysis.shown import Shown
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 
 _ARRAY_ANNOTATION = re.compile(
@@ -64,13 +65,14 @@ class Analysis:
         self.call_sites: dict = self._all_call_sites()
         self.flow = ModuleFlow(self.index, self.finder, self.jitted_by_name, self.jitted_by_attr,
                                self.is_plain_class, lines)
+        self.flow.make_shown = lambda: Shown(self)
         self.budget_exhausted = False
-        self._run_entries()
-        self.sinks = self.flow.sinks
         self._parents = None
         self._repeated = None
         self._jit_calls = None
         self.notes: list = []          # what a rule chose not to report, and why (--verbose)
+        self._run_entries()
+        self.sinks = self.flow.sinks
 
     def release(self):
         """Break the reference cycles of this analysis (function <-> nested function, class <->
