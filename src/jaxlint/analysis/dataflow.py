@@ -576,8 +576,12 @@ class FunctionRun:
         return obj
 
     def expr_Subscript(self, n):
-        base = self.eval(n.value)
         index_node = n.slice
+        if self.tracing and isinstance(n.value, ast.Name) and self._module_jax_array(n.value.id):
+            self.eval(index_node)
+            name = n.value.id
+            return vals.traced(leaf=ARRAY, path=(f"{name}[...]",), text=f"global `{name}`")
+        base = self.eval(n.value)
         if base.fields and base.cls is None and base.elts is not None and isinstance(index_node, ast.Constant) \
                 and isinstance(index_node.value, str):
             field = _field_of(base, index_node.value)
@@ -1028,6 +1032,14 @@ class FunctionRun:
         result = self.call_value(n, callee, args, kwargs)
         self._inputs_traced = touched or callee.bound is not None and any(v.traced for v in callee.bound[0])
         return result
+
+    def _module_jax_array(self, name: str) -> bool:
+        """A module-level name bound to a JAX array (`TABLE = jnp.cumsum(...)`), read here: under
+        jit, indexing it is a staged operation, so the element is a tracer (a NumPy table's is not)."""
+        index = self.flow.index
+        if name not in index.jax_arrays or name in index.rebound_globals or self.env.lookup(name) is not None:
+            return False
+        return self.scope is None or self._enclosing_binding(name) is None
 
     def _factory_product(self, name: ast.Name) -> Optional[V]:
         """The nested def a name holds when every value the file shows for it is the product of a

@@ -156,6 +156,7 @@ class ModuleIndex:
         self.constants: dict = {}            # module-level NAME -> literal value
         self.sequences: set = set()          # module-level names bound to list/tuple/dict displays
         self.ndarrays: set = set()           # module-level names bound to a new NumPy array
+        self.jax_arrays: set = set()         # module-level names bound to a new JAX array (jnp.cumsum(...))
         self.rebound_globals: set = set()    # names a def declares `global`
         self.module_names: set = set()       # every name bound at module level
         self.static_fields: set = set()      # attribute names declared static in a pytree class
@@ -254,6 +255,10 @@ class ModuleIndex:
                     self.ndarrays.add(target.id)
                 else:
                     self.ndarrays.discard(target.id)
+                if isinstance(value, ast.Call) and _makes_jax_array(self.imports.resolve(value.func) or ""):
+                    self.jax_arrays.add(target.id)
+                else:
+                    self.jax_arrays.discard(target.id)
 
     def _class_info(self, node: ast.ClassDef) -> ClassInfo:
         bases = [self.imports.resolve(b) or (b.id if isinstance(b, ast.Name) else "") for b in node.bases]
@@ -428,6 +433,16 @@ class ModuleIndex:
                 found.add(node.args[0].id)
         self._registered = found
         return found
+
+
+_NOT_ARRAYS = {"shape", "ndim", "size", "dtype", "result_type", "finfo", "iinfo", "issubdtype",
+               "promote_types", "can_cast", "isdtype", "broadcast_shapes", "iscomplexobj", "isscalar"}
+
+
+def _makes_jax_array(name: str) -> bool:
+    """`jnp.cumsum`, `jax.numpy.array`, `jax.random.normal`: a call whose result is a JAX array."""
+    prefix, _, short = name.rpartition(".")
+    return prefix in ("jnp", "jax.numpy", "jax.random") and short not in _NOT_ARRAYS and not short[:1].isupper()
 
 
 def _is_static_field(value) -> bool:

@@ -55,6 +55,10 @@ def describe_origin(value) -> str:
         if len(value.path) > 1:
             return f"{who} (via {' -> '.join(value.path)})"
         return who
+    if value.text and value.text.startswith("global `"):
+        name = value.text[len("global "):]
+        return (f"the traced result of indexing the module-level JAX array {name} (a JAX operation "
+                f"inside jit is staged, even on a constant array; a NumPy array would stay concrete)")
     if value.text and value.text.startswith("jitted `"):
         return (f"the traced result of {value.text} (a jitted function called inside a trace is "
                 f"staged: it returns tracers, even from static arguments)")
