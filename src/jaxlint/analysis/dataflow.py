@@ -506,6 +506,9 @@ class FunctionRun:
             held = self.flow.index.attribute_class(owner, n.attr) if via_instance and not base.traced else None
             if held is not None:
                 return V(vals.OBJECT, cls=held)     # self.net = Net(...) in a method of the class
+            made = self._transformed_method(owner, n, base) if via_instance and not base.traced else None
+            if made is not None:
+                return made
         if base.state == TRACED:
             if n.attr in api.STATIC_ATTRIBUTES:
                 return vals.static(pyseq=n.attr == "shape")
@@ -1033,6 +1036,30 @@ class FunctionRun:
         self._inputs_traced = touched or callee.bound is not None and any(v.traced for v in callee.bound[0])
         return result
 
+    def _transformed_method(self, owner, n: ast.Attribute, base: V) -> Optional[V]:
+        """`self.grad` when the class assigns it once, as a transform of one of its own methods
+        (`self.grad = jax.value_and_grad(self.loss)` in `__init__`): that transform of the method,
+        bound to this object. Other arguments must be literals, read the same anywhere."""
+        if not (isinstance(n.value, ast.Name) and n.value.id == "self"):
+            return None
+        values = self.flow.index.attribute_assignments(owner, n.attr)
+        if len(values) != 1 or not isinstance(values[0], ast.Call):
+            return None
+        call = values[0]
+        wrapper = self.qualname(call.func)
+        if wrapper not in api.DIFF_WRAPPERS and wrapper not in api.CALL_THROUGH_WRAPPERS \
+                and wrapper not in ("jax.jit", "jax.vmap", "jax.checkpoint"):
+            return None
+        if not call.args or not (isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
+                                 and call.args[0].value.id == "self"):
+            return None
+        if self.flow.index.lookup_method(owner, call.args[0].attr) is None:
+            return None
+        if not all(isinstance(a, ast.Constant) or isinstance(a, ast.Tuple) and all(isinstance(e, ast.Constant)
+                   for e in a.elts) for a in call.args[1:] + [k.value for k in call.keywords]):
+            return None
+        return self.eval(call)
+
     def _module_jax_array(self, name: str) -> bool:
         """A module-level name bound to a JAX array (`TABLE = jnp.cumsum(...)`), read here: under
         jit, indexing it is a staged operation, so the element is a tracer (a NumPy table's is not)."""
@@ -1254,6 +1281,11 @@ class FunctionRun:
                 me = self.env.lookup("self") or UNKNOWN_V
                 return self.call_value(n, self.method_value(method, self.owner_cls, me, True), args, kwargs)
         owner, via_instance = self.receiver_class(n.func.value, receiver)
+        if owner is not None and via_instance and not receiver.traced \
+                and self.flow.index.lookup_method(owner, attr) is None:
+            made = self._transformed_method(owner, n.func, receiver)
+            if made is not None:         # self.grad = jax.value_and_grad(self.loss); self.grad(...)
+                return self.call_value(n, made, args, kwargs)
         if owner is not None and not self._named_receiver(n):
             method = self.flow.index.lookup_method(owner, attr)
             if method is not None:

@@ -335,10 +335,16 @@ class ModuleIndex:
                             value = getattr(node, "value", None) if not isinstance(node, ast.AugAssign) else None
                             held = self.class_named(value.func) if isinstance(value, ast.Call) else None
                             held_by.setdefault(target.attr, []).append(held)
+                            cache.setdefault(("values", id(cls)), {}).setdefault(target.attr, []).append(value)
         found = held_by.get(attr)
         if not found or any(h is None for h in found) or len({id(h) for h in found}) != 1:
             return None
         return found[0]
+
+    def attribute_assignments(self, cls: "ClassInfo", attr: str) -> list:
+        """The values the class's methods assign to `self.attr` (None for an augmented one)."""
+        self.attribute_class(cls, attr)
+        return self.__dict__["_attribute_classes"].get(("values", id(cls)), {}).get(attr, [])
 
     def record_fields(self, cls: "ClassInfo", depth: int = 0) -> Optional[tuple]:
         """The fields a call of `cls` fills, in order, when `cls` is a record: a NamedTuple or a
