@@ -16,7 +16,8 @@ class JitPerCall(Rule):
     summary = "jax.jit applied to a new function object every time the code runs: compiles every time."
     what = """
         Flags `jax.jit` (also `pmap`, `eqx.filter_jit`) applied to a lambda, a nested function, a
-        `functools.partial` or a `jax.grad(...)` result built on the spot, when the code shows that
+        `functools.partial`, a `jax.grad(...)` result built on the spot or a bound method
+        (`self.f = jax.jit(self.f)`: each `self.f` is a new object), when the code shows that
         it runs many times and compiles the same program each time: it sits in a loop or
         comprehension, or in a function that a loop calls (directly or through its callers; for
         a method, a call `obj.method(...)` in a loop; for `__init__`, objects created in a loop),
