@@ -4,6 +4,7 @@ import ast
 
 from jaxlint.analysis import calls
 from jaxlint.analysis.module import positional_params
+from jaxlint.analysis.shown import Ctx, Shown
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 from jaxlint.rules.static_args import NOT_LITERAL, literal_value, resolve_value
@@ -98,6 +99,8 @@ class CallSignatureDrift(Rule):
         facts = {"line": site.node.lineno, "args": {}, "omitted": set()}
         for param, arg in site.args.items():
             value = literal_value(analysis, arg.node)
+            if value is NOT_LITERAL and isinstance(arg.node, ast.Name):
+                value = _shown_value(analysis, site, arg.node)
             is_default = False
             if param in defaults and value is not NOT_LITERAL:
                 default = literal_value(analysis, defaults[param])
@@ -276,6 +279,18 @@ def _respelled(ctx, sites, site) -> tuple:
     return (start, end, text), changes, "" if safe else why
 
 
+
+
+def _shown_value(analysis, site, name):
+    """The one value every path the file shows gives `name` (a wrapper's parameter whose callers
+    all leave it at its default None), else NOT_LITERAL."""
+    shown = analysis.__dict__.get("_shown_values")
+    if shown is None:
+        shown = analysis.__dict__["_shown_values"] = Shown(analysis)
+    values = shown.values(name, Ctx(site.scope, name.lineno))
+    if values.complete and len(values.known) == 1:
+        return next(iter(values.known))
+    return NOT_LITERAL
 
 
 def _spelling(facts) -> tuple:
