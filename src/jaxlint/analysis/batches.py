@@ -17,6 +17,7 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.calls import COMPREHENSIONS, is_size_expr
+from jaxlint.analysis.module import target_names
 from jaxlint.analysis.shown import MAX_DEPTH, Ctx, Shown, Values, text_of
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -69,7 +70,7 @@ class BatchSources(Shown):
         source = self.ragged(iterable, ctx) if by_range is None else None
         if source is None:
             return self._next_batches(loop, body, ctx)
-        names = set(_target_names(target))
+        names = set(target_names(target))
         return RaggedLoop(loop, source, _derived_names(body, names, self._is_step_call))
 
     def _counter_batches(self, loop, ctx) -> Optional[RaggedLoop]:
@@ -108,7 +109,7 @@ class BatchSources(Shown):
         for targets, value in _assignments(body):
             if isinstance(value, ast.expr) and any(id(n) in found for n in ast.walk(value)):
                 for target in targets:
-                    names.update(_target_names(target))
+                    names.update(target_names(target))
         return RaggedLoop(loop, source, _derived_names(body, names, self._is_step_call), nodes=found)
 
     def _range_batches(self, loop, target, iterable, body, ctx) -> Optional[object]:
@@ -379,7 +380,7 @@ class BatchSources(Shown):
             return None
         if found is None:
             why = self.ragged(gen.iter, ctx)
-            if why and _mentions(node.elt, set(_target_names(gen.target))):
+            if why and _mentions(node.elt, set(target_names(gen.target))):
                 return why
         return None
 
@@ -460,7 +461,7 @@ class BatchSources(Shown):
             if found is None:
                 why = self.ragged(loop.iter, Ctx(ctx.scope, loop.lineno, ctx.bound, ctx.depth))
                 if why:
-                    names = _derived_names(loop.body, set(_target_names(loop.target)), self._is_step_call)
+                    names = _derived_names(loop.body, set(target_names(loop.target)), self._is_step_call)
                     if _mentions(node.value, names):
                         return why
         return None
@@ -673,7 +674,7 @@ def _counter_steps(body, var) -> list:
     binding of `var` in the body; an entry None when the binding is no step."""
     bindings = [stmt for stmt in _body_statements(body)
                 if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-                and var in {n for t in _stmt_targets(stmt) for n in _target_names(t)}]
+                and var in {n for t in _stmt_targets(stmt) for n in target_names(t)}]
     steps = []
     for stmt in bindings:
         if isinstance(stmt, ast.AugAssign):
@@ -710,16 +711,6 @@ def _step_from(value, var):
 
 def _is_one(node) -> bool:
     return isinstance(node, ast.Constant) and node.value == 1 and not isinstance(node.value, bool)
-
-
-def _target_names(target):
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for elt in target.elts:
-            yield from _target_names(elt)
-    elif isinstance(target, ast.Starred):
-        yield from _target_names(target.value)
 
 
 def _mentions(expr, names) -> bool:
@@ -791,7 +782,7 @@ def _derived_names(body, names, is_step_call) -> set:
             if is_size_expr(value) or is_step_call(value) or not _mentions(value, derived):
                 continue
             for target in targets:
-                for name in _target_names(target):
+                for name in target_names(target):
                     if name not in derived:
                         derived.add(name)
                         changed = True
@@ -823,12 +814,12 @@ def _slice_derived_names(body, slice_vars) -> set:
                 continue      # len()/.shape of a batch is a Python int, not a ragged array
             if _pads(value, fillers):
                 for target in targets:
-                    padded.update(_target_names(target))
+                    padded.update(target_names(target))
                 continue
             if any(_is_batch_slice(n, slice_vars) or (isinstance(n, ast.Name) and n.id in derived)
                    for n in _walk_outside_sizes(value)):
                 for target in targets:
-                    for name in _target_names(target):
+                    for name in target_names(target):
                         if name not in derived:
                             derived.add(name)
                             changed = True
@@ -872,7 +863,7 @@ def _is_filler(expr) -> bool:
 
 def _filler_names(assignments) -> frozenset:
     return frozenset(name for targets, value in assignments if _is_filler(value)
-                     for target in targets for name in _target_names(target))
+                     for target in targets for name in target_names(target))
 
 
 def _handles_last_batch(body, var, stop, step, slice_vars) -> Optional[int]:
