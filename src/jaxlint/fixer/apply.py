@@ -180,23 +180,12 @@ def fix_source(text: str, path: str = "<unknown>", config=None, unsafe: bool = F
 
 
 def _describe(text, path, config, findings, outcome) -> list:
-    """The remaining findings, each carrying its (checked) fix when it has one."""
-    fixable = [f for f in findings if f.code in FIXABLE_CODES and _enabled(config, f, path)]
-    if not fixable:
-        return list(findings)
-    try:
-        ctx = Context(text, path, config)
-    except (SyntaxError, ValueError, RecursionError):
-        return list(findings)
-    out = []
-    for finding in findings:
-        got = checked_fix(ctx, findings, finding) if finding in fixable else None
-        if got is not None:
-            finding = Finding(**{**finding.__dict__, "fix": got[0]})
-            if not got[0].safe:
-                outcome.hidden_unsafe += 1
-        out.append(finding)
-    return out
+    """The remaining findings, each carrying its (checked) fix when it has one; the unsafe ones
+    not applied are counted on `outcome`."""
+    described = checked_fixes(text, path, config, findings=findings)
+    outcome.hidden_unsafe += sum(after is not before and not after.fix.safe
+                                 for before, after in zip(findings, described))
+    return described
 
 
 def _enabled(config, finding, path) -> bool:
