@@ -1082,8 +1082,10 @@ class FunctionRun:
         else:
             found = shown.lookup(name.id, ctx)
             values = [found] if found is not None else []
+        if len(values) > 4:
+            return None       # many callers: not worth following each (and never half of them)
         products = set()
-        for expr, where in values[:4]:
+        for expr, where in values:
             for _ in range(3):
                 if not isinstance(expr, ast.Name):
                     break

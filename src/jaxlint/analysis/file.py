@@ -65,10 +65,11 @@ class Analysis:
         self.call_sites: dict = self._all_call_sites()
         self.flow = ModuleFlow(self.index, self.finder, self.jitted_by_name, self.jitted_by_attr,
                                self.is_plain_class, lines)
-        self.flow.make_shown = lambda: Shown(self)
+        self.flow.make_shown = lambda: self.shown
         self.budget_exhausted = False
         self._parents = None
         self._repeated = None
+        self._shown = None
         self._jit_calls = None
         self.notes: list = []          # what a rule chose not to report, and why (--verbose)
         self._run_entries()
@@ -99,6 +100,14 @@ class Analysis:
         if self._parents is None:
             self._parents = calls.Parents(self.tree)
         return self._parents
+
+    @property
+    def shown(self) -> Shown:
+        """What the file shows about values (calls' arguments, defaults, factories): one per file,
+        shared by the dataflow and the rules, with one budget (computed on first use)."""
+        if self._shown is None:
+            self._shown = Shown(self)
+        return self._shown
 
     @property
     def repeated(self) -> Repetition:

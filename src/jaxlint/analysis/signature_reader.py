@@ -20,7 +20,7 @@ from typing import Optional
 
 from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.reaching import LOOP_STATEMENTS, ScopeBindings, comprehension_target, enclosing_statement
-from jaxlint.analysis.shown import Ctx, Shown
+from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.signatures import (MORE, Atom, Leaf, Opaque, Tree, leaves, poly_add, poly_atom, poly_atoms,
                                          poly_const, poly_mul, poly_value)
 
@@ -147,10 +147,7 @@ class SignatureReader:
         `make_features(100, key)` makes `jnp.arange(num_steps)` an int32 array."""
         if not isinstance(node, ast.Name):
             return None
-        shown = self.analysis.__dict__.get("_shown_values")
-        if shown is None:
-            shown = self.analysis.__dict__["_shown_values"] = Shown(self.analysis)
-        return _shown_kind(shown.values(node, Ctx(self.scope, node.lineno)))
+        return _shown_kind(self.analysis.shown.values(node, Ctx(self.scope, node.lineno)))
 
     # -- signatures ----------------------------------------------------------------------------------
     def sig(self, expr, stmt):

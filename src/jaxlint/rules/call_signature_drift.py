@@ -4,7 +4,7 @@ import ast
 
 from jaxlint.analysis import calls
 from jaxlint.analysis.module import positional_params
-from jaxlint.analysis.shown import Ctx, Shown
+from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 from jaxlint.rules.static_args import NOT_LITERAL, literal_value, resolve_value
@@ -284,10 +284,7 @@ def _respelled(ctx, sites, site) -> tuple:
 def _shown_value(analysis, site, name):
     """The one value every path the file shows gives `name` (a wrapper's parameter whose callers
     all leave it at its default None), else NOT_LITERAL."""
-    shown = analysis.__dict__.get("_shown_values")
-    if shown is None:
-        shown = analysis.__dict__["_shown_values"] = Shown(analysis)
-    values = shown.values(name, Ctx(site.scope, name.lineno))
+    values = analysis.shown.values(name, Ctx(site.scope, name.lineno))
     if values.complete and len(values.known) == 1:
         return next(iter(values.known))
     return NOT_LITERAL

@@ -1,7 +1,6 @@
 """JAX201 static-unbounded."""
 
 from jaxlint.analysis import calls
-from jaxlint.analysis.shown import Shown
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 from jaxlint.rules.bounded import Bounded
@@ -58,7 +57,6 @@ class StaticUnbounded(Rule):
 
     def check(self, analysis):
         varying_cache = {}
-        shown = None
         for site in analysis.jit_calls():
             for param, arg in site.args.items():
                 if param not in site.entry.static:
@@ -68,8 +66,7 @@ class StaticUnbounded(Rule):
                         varying_cache[id(loop)] = calls.varying_names(loop, _resolver(analysis, site.scope))
                     reason = calls.expr_varies(arg.node, varying_cache[id(loop)])
                     if reason:
-                        shown = shown or Shown(analysis)
-                        bounded = Bounded(analysis, shown, site, loop, varying_cache[id(loop)]).reason(arg.node)
+                        bounded = Bounded(analysis, analysis.shown, site, loop, varying_cache[id(loop)]).reason(arg.node)
                         if bounded:
                             analysis.notes.append(
                                 f"JAX201 not reported at line {site.node.lineno}: static `{param}` of "

@@ -3,7 +3,7 @@
 import ast
 
 from jaxlint.analysis import calls
-from jaxlint.analysis.shown import Ctx, Shown
+from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 from jaxlint.rules.static_args import resolve_value, unhashable_kind
@@ -54,7 +54,6 @@ class StaticUnhashable(Rule):
            "to a variable, dicts, sets and arrays are not fixed.")
 
     def check(self, analysis):
-        shown = None
         for site in analysis.jit_calls():
             for param, arg in site.args.items():
                 if param not in site.entry.static:
@@ -62,8 +61,7 @@ class StaticUnhashable(Rule):
                 kind = unhashable_kind(analysis, site, arg.node)
                 via = ""
                 if not kind and isinstance(arg.node, ast.Name):
-                    shown = shown or Shown(analysis)
-                    kind, via = _passed_through(shown, site, arg.node)
+                    kind, via = _passed_through(analysis.shown, site, arg.node)
                 if kind:
                     yield Finding(
                         code=self.code, line=site.node.lineno, col=site.node.col_offset,

@@ -5,7 +5,7 @@ import math
 
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.shown import Ctx, Shown
+from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 
@@ -53,7 +53,6 @@ class UnrolledLoop(Rule):
 
     def check(self, analysis):
         threshold = analysis.unrolled_loop_threshold
-        shown = None
         for sink in analysis.sinks:
             if sink.kind != "loop":
                 continue
@@ -69,8 +68,7 @@ class UnrolledLoop(Rule):
                 reason = f"it runs {count} iterations (threshold {threshold})"
             elif all(b.state == vals.STATIC for b in bounds) and sink.frame.entry_kind.startswith("jit") \
                     and not sink.frame.chain:
-                shown = shown or Shown(analysis)
-                reason = self._static_reason(analysis, shown, sink, threshold)
+                reason = self._static_reason(analysis, analysis.shown, sink, threshold)
             if reason is None:
                 continue
             yield Finding(
