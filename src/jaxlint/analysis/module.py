@@ -322,9 +322,21 @@ class ModuleIndex:
         """The class of the object `self.attr` holds when every assignment to it in the class's
         methods is a call of one class of this file (`self.net = Net(...)` in `__init__`)."""
         cache = self.__dict__.setdefault("_attribute_classes", {})
-        held_by = cache.get(id(cls))
-        if held_by is None:          # one walk of the class's methods answers every attribute
-            held_by = cache[id(cls)] = {}
+        key = (id(cls), attr)
+        if key not in cache:
+            held = [self.class_named(v.func) if isinstance(v, ast.Call) else None
+                    for v in self.attribute_assignments(cls, attr)]
+            one = held and all(h is not None for h in held) and len({id(h) for h in held}) == 1
+            cache[key] = held[0] if one else None
+        return cache[key]
+
+    def attribute_assignments(self, cls: "ClassInfo", attr: str) -> list:
+        """The values the class's methods assign to `self.attr` (None for an augmented one). One
+        walk of the class's methods answers every attribute."""
+        cache = self.__dict__.setdefault("_attribute_assignments", {})
+        by_attr = cache.get(id(cls))
+        if by_attr is None:
+            by_attr = cache[id(cls)] = {}
             for method in cls.methods.values():
                 for node in walk(method.node):
                     targets = node.targets if isinstance(node, ast.Assign) else \
@@ -332,19 +344,9 @@ class ModuleIndex:
                     for target in targets:
                         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                                 and target.value.id == "self":
-                            value = getattr(node, "value", None) if not isinstance(node, ast.AugAssign) else None
-                            held = self.class_named(value.func) if isinstance(value, ast.Call) else None
-                            held_by.setdefault(target.attr, []).append(held)
-                            cache.setdefault(("values", id(cls)), {}).setdefault(target.attr, []).append(value)
-        found = held_by.get(attr)
-        if not found or any(h is None for h in found) or len({id(h) for h in found}) != 1:
-            return None
-        return found[0]
-
-    def attribute_assignments(self, cls: "ClassInfo", attr: str) -> list:
-        """The values the class's methods assign to `self.attr` (None for an augmented one)."""
-        self.attribute_class(cls, attr)
-        return self.__dict__["_attribute_classes"].get(("values", id(cls)), {}).get(attr, [])
+                            value = None if isinstance(node, ast.AugAssign) else getattr(node, "value", None)
+                            by_attr.setdefault(target.attr, []).append(value)
+        return by_attr.get(attr, [])
 
     def record_fields(self, cls: "ClassInfo", depth: int = 0) -> Optional[tuple]:
         """The fields a call of `cls` fills, in order, when `cls` is a record: a NamedTuple or a
