@@ -380,3 +380,21 @@ def test_run_applies_the_memory_limit_inside_the_program(tmp_path):
     limited = run_program(str(script), memory_mb=1024, capture=True)
     assert limited.exit == 1 and limited.error.startswith("MemoryError"), limited.stderr
     assert "allocated" not in limited.stdout
+
+
+@pytest.mark.parametrize("fixture, in_body", [
+    ("JAX101/pos_in_tuple_scan_body.py", True),          # a scan carry, unpacked
+    ("JAX103/pos_fori_body_iota.py", True),              # the fori_loop index
+    ("JAX101/pos_while_carry_unpacked.py", True),
+    ("JAX101/pos_all_builtin_list.py", False),           # a jitted function, not a lax body
+    ("JAX101/pos_min_vmap_batched.py", False),           # vmap: the program chooses in_axes
+])
+def test_lax_body_findings_are_read_from_the_analysis_messages(fixture, in_body):
+    # the verifier reads "in lax.<loop> body" from the message the analysis writes: a change of
+    # wording there must not silently turn these confirmations back into guesses
+    from jaxlint.verify.verdicts import _in_lax_body
+    [finding] = lint_file(str(FIXTURES / fixture)).findings
+    assert _in_lax_body(finding) is in_body, finding.message
+    field = Finding(finding.code, finding.line, finding.col,
+                    "a traced value (via carry.width -> width) in lax.scan body `step` is used as ...")
+    assert not _in_lax_body(field)      # a dataclass carry's static field stays static
