@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from jaxlint.analysis.reaching import ScopeBindings
+from jaxlint.analysis.semantic import ReachKind, Scope, ScopeKind
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import MORE, Leaf, Tree, dtype_difference, poly_value, structure_difference
 from jaxlint.engine import Analysis
@@ -129,7 +129,7 @@ def _bindings(source):
     for node in ast.walk(func):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "use":
             uses[node.lineno] = node
-    bindings = ScopeBindings(func.body)
+    bindings = Scope(ScopeKind.FUNCTION, func, func.body, None)
     parents = {}
     for node in ast.walk(func):
         for child in ast.iter_child_nodes(node):
@@ -173,12 +173,12 @@ def test_reaching_bindings():
                 use(acc)
             use(param)
     """)
-    assert reach(4).kind == "bound" and reach(4).binding.line == 3
-    assert reach(7).kind == "ambiguous"                     # rebound in one branch only
-    assert reach(10).kind == "loopvar"
-    assert reach(11).kind == "self" and reach(11).binding.line == 8
-    assert reach(15).kind == "self"
+    assert reach(4).kind is ReachKind.BOUND and reach(4).binding.line == 3
+    assert reach(7).kind is ReachKind.AMBIGUOUS                     # rebound in one branch only
+    assert reach(10).kind is ReachKind.LOOPVAR
+    assert reach(11).kind is ReachKind.SELF and reach(11).binding.line == 8
+    assert reach(15).kind is ReachKind.SELF
     carried = reach(19)
-    assert carried.kind == "carried" and carried.binding.line == 17 and carried.later[0].line == 20
-    assert reach(25).kind == "bound" and reach(25).binding.line == 23
-    assert reach(26).kind == "unbound"
+    assert carried.kind is ReachKind.CARRIED and carried.binding.line == 17 and carried.later[0].line == 20
+    assert reach(25).kind is ReachKind.BOUND and reach(25).binding.line == 23
+    assert reach(26).kind is ReachKind.UNBOUND

@@ -19,7 +19,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.reaching import LOOP_STATEMENTS, comprehension_target, enclosing_statement
+from jaxlint.analysis.semantic import LOOP_STATEMENTS, BindingKind, ReachKind, comprehension_target, enclosing_statement
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import Leaf, dtype_difference, structure_difference
 
@@ -110,13 +110,13 @@ def _loop_variants(analysis, reader, site, param, node):
             yield from _literal_variants(reader, site, param, node, comp[1].iter, stmt, comp[0])
         return
     reach = reader.bindings.reach(node.id, node, stmt)
-    if reach.kind in ("carried", "self") and reach.binding is not None and reach.binding.value is not None:
+    if reach.kind in (ReachKind.CARRIED, ReachKind.SELF) and reach.binding is not None and reach.binding.value is not None:
         loop_path = reader.bindings.path_of.get(id(reach.loop))
         if loop_path is None:
             return
         first = reader.sig(reach.binding.value, reach.binding.stmt)
         for later in reach.later:
-            if later.path != loop_path + ((reach.loop, "body"),) or later.value is None or later.kind == "for":
+            if later.path != loop_path + ((reach.loop, "body"),) or later.value is None or later.kind is BindingKind.LOOP_TARGET:
                 continue          # rebound only on some iterations, or in a nested block
             second = reader.sig(later.value, later.stmt)
             change = _variant_change(site, param, first, second,
@@ -125,7 +125,7 @@ def _loop_variants(analysis, reader, site, param, node):
             if change is not None:
                 yield change
                 return
-    elif reach.kind == "loopvar" and isinstance(reach.loop.target, ast.Name):
+    elif reach.kind is ReachKind.LOOPVAR and isinstance(reach.loop.target, ast.Name):
         yield from _literal_variants(reader, site, param, node, reach.loop.iter, reach.binding.stmt, reach.loop)
 
 
@@ -133,7 +133,7 @@ def _literal_variants(reader, site, param, node, iterable, stmt, loop):
     """A loop over a literal list whose values differ in kind: `for t in [0, 0.5, 1]`."""
     if isinstance(iterable, ast.Name):
         inner = reader.bindings.reach(iterable.id, iterable, stmt)
-        if inner.kind != "bound" or inner.binding.value is None:
+        if inner.kind is not ReachKind.BOUND or inner.binding.value is None:
             return
         iterable, stmt = inner.binding.value, inner.binding.stmt
     if not isinstance(iterable, (ast.List, ast.Tuple)) or not 2 <= len(iterable.elts) <= 64:

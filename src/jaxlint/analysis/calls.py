@@ -178,40 +178,14 @@ def defaults_of(entry) -> dict:
     return out
 
 
-class ScopeFacts:
-    """Per-function (or module) facts about names: what they were bound to, what varies in loops."""
-
-    def __init__(self, scope_body: list):
-        self.assignments: dict = {}        # name -> list of (lineno, value node or None)
-        for stmt in _walk_scope(scope_body):
-            for target, value in _bindings(stmt):
-                for name in _names(target):
-                    bound = value if isinstance(target, ast.Name) else None
-                    self.assignments.setdefault(name, []).append((stmt.lineno, bound))
-
-    def value_before(self, name: str, line: int) -> Optional[ast.AST]:
-        """The expression last bound to `name` before `line` (None if unknown or rebound oddly)."""
-        best = None
-        for lineno, value in self.assignments.get(name, ()):
-            if lineno <= line:
-                best = value
-        return best
-
-    def all_values(self, name: str) -> list:
-        return [v for _, v in self.assignments.get(name, ())]
-
-
 def varying_names(loop, resolve=None) -> dict:
     """Names that change from one iteration of `loop` to the next -> why (for messages).
 
-    `resolve(name, line)` gives the expression a name was bound to, to see through
+    `resolve(name, node)` gives the expressions a name may hold where `node` reads it, to see through
     `configs = itertools.product(...)`; loops over bounded literal sets do not vary."""
     why: dict = {}
     if isinstance(loop, (ast.For, ast.AsyncFor)):
-        iterable = loop.iter
-        if isinstance(iterable, ast.Name) and resolve is not None:
-            iterable = resolve(iterable.id, loop.lineno) or iterable
-        bounded = _is_small_literal_collection(iterable, resolve, loop.lineno)
+        bounded = _is_small_literal_collection(loop.iter, resolve, loop)
         for name in _names(loop.target):
             # over a literal set the value itself is bounded, but len()/.shape of it is data
             why[name] = (BOUNDED if bounded else "") + f"the loop variable of the loop at line {loop.lineno}"
@@ -279,15 +253,18 @@ _BOUNDED_COMBINATORS = {"product", "zip", "enumerate", "reversed", "sorted", "pe
                         "combinations", "list", "tuple"}
 
 
-def _is_small_literal_collection(node, resolve=None, line=0, depth=0) -> bool:
-    """`("relu", "gelu")`, `[1, 2, 4]`, `itertools.product((1, 2), (3, 4))`: a bounded set of values."""
+def _is_small_literal_collection(node, resolve=None, at=None, depth=0) -> bool:
+    """`("relu", "gelu")`, `[1, 2, 4]`, `itertools.product((1, 2), (3, 4))`: a bounded set of values.
+    `resolve(name, at)` gives the expressions a name may hold where `at` reads it: all of them
+    must be such sets."""
     if isinstance(node, ast.Name) and resolve is not None and depth < 3:
-        bound = resolve(node.id, line)
-        return isinstance(bound, ast.expr) and _is_small_literal_collection(bound, resolve, line, depth + 1)
+        bound = resolve(node.id, at)
+        return bool(bound) and all(isinstance(value, ast.expr) and
+                                   _is_small_literal_collection(value, resolve, at, depth + 1) for value in bound)
     if isinstance(node, ast.Call) and node.args and not node.keywords:
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         if name in _BOUNDED_COMBINATORS:
-            return all(_is_small_literal_collection(a, resolve, line, depth + 1) for a in node.args)
+            return all(_is_small_literal_collection(a, resolve, at, depth + 1) for a in node.args)
         return False
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) <= 16:
         try:
@@ -374,10 +351,6 @@ def _names_in(expr):
 
 def scope_body(scope, tree) -> list:
     return scope.body if scope is not None and not isinstance(scope, ast.Lambda) else tree.body
-
-
-def is_module_level(scope) -> bool:
-    return scope is None
 
 
 def params_with_default(entry) -> set:

@@ -20,6 +20,7 @@ from jaxlint.analysis.module import (LineFilter, ModuleIndex, evaluate_literal, 
                                      pruned_walk)
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
+from jaxlint.analysis.semantic import SemanticModel
 from jaxlint.analysis.shown import Shown
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 
@@ -68,6 +69,7 @@ class Analysis:
         self.flow.make_shown = lambda: self.shown
         self.budget_exhausted = False
         self._parents = None
+        self._model = None
         self._repeated = None
         self._shown = None
         self._jit_calls = None
@@ -114,7 +116,7 @@ class Analysis:
         """Where the code shows that a def runs many times (computed per def, on first use)."""
         if self._repeated is None:
             self._repeated = Repetition(self.tree, self.parents, self.index, self.lines,
-                                        {id(e.node) for e in self.entries})
+                                        {id(e.node) for e in self.entries}, self.model)
         return self._repeated
 
     def jit_calls(self) -> list:
@@ -137,12 +139,30 @@ class Analysis:
             self._jit_calls = found
         return self._jit_calls
 
-    def scope_facts(self, scope) -> "calls.ScopeFacts":
-        cache = self.__dict__.setdefault("_scope_facts", {})
-        key = id(scope)
-        if key not in cache:
-            cache[key] = calls.ScopeFacts(calls.scope_body(scope, self.tree))
-        return cache[key]
+    @property
+    def model(self) -> SemanticModel:
+        """The semantic model of the module: scopes, bindings, which binding a name reads."""
+        if self._model is None:
+            self._model = SemanticModel(self.tree, self.parents, scan_expressions=self._has_walrus())
+        return self._model
+
+    def _has_walrus(self) -> bool:
+        return self.lines is None or any(":=" in line for line in self.lines)
+
+    def values_at(self, name: str, node, scope=None) -> Optional[list]:
+        """Every expression `name` may hold where `node` (inside `scope`: a def node, None for
+        module level) reads it; None when one of them is not known."""
+        model = self.model
+        return model.values(name, model.statement_of(node), model.scope(scope))
+
+    def value_at(self, name: str, node, scope=None) -> Optional[ast.AST]:
+        """The one expression `name` holds where `node` reads it, else None."""
+        model = self.model
+        return model.value(name, model.statement_of(node), model.scope(scope))
+
+    def resolver(self, scope):
+        """`resolve(name, node)`: `values_at` in one scope, for helpers that take a callback."""
+        return lambda name, node: self.values_at(name, node, scope)
 
     def runs_repeatedly(self, node) -> Optional[str]:
         """Why the code at `node` runs many times: a loop around it, or a loop that calls its

@@ -24,7 +24,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.calls import COMPREHENSIONS, ScopeFacts, _is_small_literal_collection, _walk_scope
+from jaxlint.analysis.calls import COMPREHENSIONS, _is_small_literal_collection, _walk_scope
 from jaxlint.analysis.module import LineFilter, positional_params, pruned_walk, target_names, walk
 
 # How a name varies between repetitions. LITERAL: it comes from a loop over a literal collection of
@@ -73,7 +73,7 @@ class Repetition:
     MAX_DEPTH = 6           # caller chains longer than this are not followed
     MAX_WITNESSES = 12      # per def: enough to find one that repeats the same program
 
-    def __init__(self, tree: ast.Module, parents, index, lines=None, traced_nodes=frozenset()):
+    def __init__(self, tree: ast.Module, parents, index, lines=None, traced_nodes=frozenset(), model=None):
         self.tree = tree
         self.parents = parents
         self.index = index
@@ -85,7 +85,7 @@ class Repetition:
         self._busy: set = set()
         self._bindings: dict = {}           # scope key -> [(names, names read, binds)]
         self._locals: dict = {}             # scope key -> set of names bound there
-        self._facts: dict = {}
+        self.model = model
         self._propagated: dict = {}
         self.traced_callers: dict = {}      # id(def node) -> the traced function that calls it
 
@@ -189,30 +189,23 @@ class Repetition:
         """Names of `scope` that change from one iteration of `loop` to the next."""
         seeds = {}
         if isinstance(loop, (ast.For, ast.AsyncFor)):
-            kind = LITERAL if self._literal_iterable(loop.iter, scope, loop.lineno) else LOOP
+            kind = LITERAL if self._literal_iterable(loop.iter, scope, loop) else LOOP
             for name in target_names(loop.target):
                 seeds[name] = kind
         elif isinstance(loop, COMPREHENSIONS):
             for gen in loop.generators:
-                kind = LITERAL if self._literal_iterable(gen.iter, scope, loop.lineno) else LOOP
+                kind = LITERAL if self._literal_iterable(gen.iter, scope, loop) else LOOP
                 for name in target_names(gen.target):
                     seeds[name] = kind
         return self._propagate(scope, seeds)
 
-    def _literal_iterable(self, node, scope, line) -> bool:
-        facts = self._scope_facts(scope)
-        module = self._scope_facts(None)
+    def _literal_iterable(self, node, scope, at) -> bool:
+        model = self.model
+        where = model.scope(scope.node if scope is not None else None)
 
-        def resolve(name, at):
-            return facts.value_before(name, at) or (module.value_before(name, 10**9)
-                                                    if name in self.index.module_names else None)
-        return _is_small_literal_collection(node, resolve, line)
-
-    def _scope_facts(self, scope) -> ScopeFacts:
-        key = scope_key(scope)
-        if key not in self._facts:
-            self._facts[key] = ScopeFacts(self.tree.body if scope is None else scope.node.body)
-        return self._facts[key]
+        def resolve(name, use):
+            return model.values(name, model.statement_of(use), where)
+        return _is_small_literal_collection(node, resolve, at)
 
     # -- names: what each binding reads, followed to a fixpoint ----------------------------------
     def bindings(self, scope) -> list:
@@ -364,7 +357,8 @@ class Repetition:
             return True
         if isinstance(receiver, ast.Name):
             caller = self.function_of(call)
-            bound = self._scope_facts(caller).value_before(receiver.id, call.lineno)
+            bound = self.model.value(receiver.id, self.model.statement_of(call),
+                                     self.model.scope(caller.node if caller is not None else None))
             if isinstance(bound, _DISPLAYS):
                 return False        # a dict, list or string: its own methods
             if isinstance(bound, ast.Call):

@@ -296,9 +296,7 @@ class Shown:
             return False
         if name in _param_names(scope):
             return True
-        value = self.analysis.scope_facts(scope).assignments.get(name)
-        return bool(value) and not all(isinstance(v, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                                       for _, v in value)
+        return self.analysis.model.scope(scope).assigns(name, definitions=False)
 
     def values(self, node, ctx, depth=0) -> Values:
         """Every value `node` can take where `ctx` evaluates it, as far as the file shows."""

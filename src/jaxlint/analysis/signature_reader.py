@@ -7,7 +7,7 @@ x64 is off by default, and a float64 array compiles exactly like a float32 one).
 from constructors (`zeros`, `arange`, `linspace`, `eye`, `jax.random.*`), slices, `reshape`,
 `pad`, `stack`/`concatenate` and arrays built from Python lists.
 
-Names are followed to the binding that reaches the call (`reaching.py`); a loop variable, a
+Names are followed to the binding that reaches the call (`semantic.py`); a loop variable, a
 counter, a count read from each batch or a list grown in the loop becomes an atom that changes
 per iteration. Every fact was checked against jax 0.10.2 (CPU). Anything else is unknown.
 """
@@ -19,7 +19,8 @@ import math
 from typing import Optional
 
 from jaxlint.analysis.module import evaluate_literal
-from jaxlint.analysis.reaching import LOOP_STATEMENTS, ScopeBindings, comprehension_target, enclosing_statement
+from jaxlint.analysis.semantic import (LOOP_STATEMENTS, BindingKind, ReachKind, Scope, comprehension_target,
+                                       enclosing_statement)
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.signatures import (MORE, Atom, Leaf, Opaque, Tree, leaves, poly_add, poly_atom, poly_atoms,
                                          poly_const, poly_mul, poly_value)
@@ -72,7 +73,7 @@ class SignatureReader:
         self.analysis = analysis
         self.imports = analysis.imports
         self.scope = scope
-        self.bindings = scope_bindings(analysis, scope)
+        self.bindings: Scope = analysis.model.scope(scope)
         self.atoms: dict = {}            # atom key -> Atom
         self._depth = 0
 
@@ -136,9 +137,9 @@ class SignatureReader:
         """The one value a module-level name is bound to (a function reads it after import)."""
         if self.scope is None:
             return None
-        module = scope_bindings(self.analysis, None)
+        module = self.analysis.model.module
         found = module.by_name.get(name, [])
-        if len(found) == 1 and found[0].kind == "assign" and not found[0].path and not module.mutated(name):
+        if len(found) == 1 and found[0].kind is BindingKind.ASSIGNMENT and not found[0].path and not module.mutated(name):
             return found[0]
         return None
 
@@ -198,7 +199,7 @@ class SignatureReader:
             if isinstance(gen.target, ast.Name):
                 return self._element_sig(gen.iter, stmt, comp)
             return None
-        if how == "unbound" or reach.kind == "unbound":
+        if how == "unbound" or reach.kind is ReachKind.UNBOUND:
             if node.id in ("None",):
                 return Tree("None")
             found = self._module_value(node.id)
@@ -207,17 +208,17 @@ class SignatureReader:
             if how == "unbound" or node.id in self.analysis.index.module_names:
                 return None
             return Opaque(f"{node.id}@{id(self.scope)}", node.id)
-        if reach.kind == "bound":
+        if reach.kind is ReachKind.BOUND:
             sig = self._bound_sig(reach.binding, node)
             if sig is None and reach.binding.value is not None:
                 return Opaque(f"{node.id}@{id(reach.binding)}", node.id)
             return sig
-        if reach.kind == "loopvar":
+        if reach.kind is ReachKind.LOOPVAR:
             loop = reach.loop
             if isinstance(loop.target, ast.Name):
                 return self._element_sig(loop.iter, reach.binding.stmt, loop)
             return None
-        if reach.kind == "self":
+        if reach.kind is ReachKind.SELF:
             return self._accumulated(node, reach)
         return None
 
@@ -254,7 +255,7 @@ class SignatureReader:
         """`acc = jnp.concatenate([acc, x])` / `lst = lst + [x]` in the loop around the use."""
         for binding in reach.later:
             value = binding.value
-            if binding.kind == "aug" and isinstance(binding.stmt.value, (ast.List, ast.ListComp, ast.Tuple)):
+            if binding.kind is BindingKind.AUGMENTED and isinstance(binding.stmt.value, (ast.List, ast.ListComp, ast.Tuple)):
                 why = f"`{node.id}` grows by `+=` at line {binding.line} in each iteration of the loop at " \
                       f"line {reach.loop.lineno}"
                 return Tree("list", None, grows=(reach.loop, why), origin=node.id)
@@ -276,7 +277,7 @@ class SignatureReader:
         """What a loop over `iterable` binds: Python ints for range(), a literal's common element."""
         if isinstance(iterable, ast.Name):
             how, reach = self._reach(iterable, stmt)
-            if how == "scope" and reach.kind == "bound" and reach.binding.value is not None:
+            if how == "scope" and reach.kind is ReachKind.BOUND and reach.binding.value is not None:
                 return self._element_sig(reach.binding.value, reach.binding.stmt, loop)
             return None
         if _is_call_to(iterable, "range", self):
@@ -803,7 +804,7 @@ class SignatureReader:
         if how == "comprehension":
             comp, gen = reach
             return self._loop_atom(name, comp, gen.iter, stmt, f"the comprehension variable at line {comp.lineno}")
-        if how == "unbound" or reach.kind == "unbound":
+        if how == "unbound" or reach.kind is ReachKind.UNBOUND:
             constant = self.analysis.index.constants.get(name)
             if isinstance(constant, int) and not isinstance(constant, bool) and self.scope is not None:
                 return poly_const(constant)
@@ -811,7 +812,7 @@ class SignatureReader:
             if found is not None:
                 return self.dim(found.value, found.stmt)
             return self._fixed_atom(name)
-        if reach.kind == "loopvar":
+        if reach.kind is ReachKind.LOOPVAR:
             loop = reach.loop
             if not isinstance(loop.target, ast.Name):
                 if _enumerate_index(loop, name, self):
@@ -824,11 +825,11 @@ class SignatureReader:
                                       key=f"{name}@{loop.lineno}:{loop.col_offset}")
             return self._loop_atom(name, loop, loop.iter, reach.binding.stmt,
                                    f"the loop variable of the loop at line {loop.lineno}")
-        if reach.kind == "self":
+        if reach.kind is ReachKind.SELF:
             later = reach.later[0]
             return self._counter_atom(name, reach.loop, f"a counter updated at line {later.line} in the loop at "
                                                         f"line {reach.loop.lineno}")
-        if reach.kind == "bound":
+        if reach.kind is ReachKind.BOUND:
             binding = reach.binding
             if binding.value is None:
                 return self._fixed_atom(name)
@@ -859,9 +860,9 @@ class SignatureReader:
         """The ints a loop over `iterable` takes, when they are written in the code."""
         if isinstance(iterable, ast.Name):
             how, reach = self._reach(iterable, stmt)
-            if how == "scope" and reach.kind == "bound" and reach.binding.value is not None:
+            if how == "scope" and reach.kind is ReachKind.BOUND and reach.binding.value is not None:
                 return self._literal_ints(reach.binding.value, reach.binding.stmt)
-            if how == "scope" and reach.kind == "unbound":
+            if how == "scope" and reach.kind is ReachKind.UNBOUND:
                 constant = self.analysis.index.constants.get(iterable.id)
                 if isinstance(constant, (list, tuple)) and all(type(c) is int for c in constant):
                     return list(constant)
@@ -891,7 +892,7 @@ class SignatureReader:
         iterable = loop.iter
         if isinstance(iterable, ast.Name):
             how, reach = self._reach(iterable, stmt)
-            if how != "scope" or reach.kind != "bound" or reach.binding.value is None:
+            if how != "scope" or reach.kind is not ReachKind.BOUND or reach.binding.value is None:
                 return None
             iterable, stmt = reach.binding.value, reach.binding.stmt
         if isinstance(iterable, ast.Call) and not iterable.keywords and len(iterable.args) == len(target.elts):
@@ -941,7 +942,7 @@ class SignatureReader:
             return None if self._literal_ints(gen.iter, stmt) is not None else comp
         if how != "scope":
             return None
-        if reach.kind == "loopvar":
+        if reach.kind is ReachKind.LOOPVAR:
             if self._literal_ints(reach.loop.iter, reach.binding.stmt) is not None:
                 return None
             try:
@@ -949,7 +950,7 @@ class SignatureReader:
                 return None           # a loop over literal values: not data
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 return reach.loop
-        if reach.kind == "bound" and reach.binding.value is not None:
+        if reach.kind is ReachKind.BOUND and reach.binding.value is not None:
             loops = [blk for blk, part in reach.binding.path if isinstance(blk, LOOP_STATEMENTS) and part == "body"]
             if not loops:
                 return None
@@ -1041,7 +1042,7 @@ class SignatureReader:
     def _leaf_dim(self, child, value, node, stmt):
         if isinstance(value, ast.Name):
             how, reach = self._reach(value, stmt)
-            if how == "scope" and reach.kind == "bound" and isinstance(reach.binding.value, (ast.Tuple, ast.List)):
+            if how == "scope" and reach.kind is ReachKind.BOUND and isinstance(reach.binding.value, (ast.Tuple, ast.List)):
                 elts = reach.binding.value.elts
                 k = evaluate_literal(node.slice)
                 return self.dim(elts[k], reach.binding.stmt)
@@ -1104,10 +1105,10 @@ class SignatureReader:
             return base.shape if isinstance(base, Leaf) else None
         if isinstance(node, ast.Name):
             how, reach = self._reach(node, stmt)
-            if how == "scope" and reach.kind == "bound" and isinstance(reach.binding.value, (ast.Tuple, ast.List)):
+            if how == "scope" and reach.kind is ReachKind.BOUND and isinstance(reach.binding.value, (ast.Tuple, ast.List)):
                 return self.shape_arg(reach.binding.value, reach.binding.stmt)
-            if how == "scope" and reach.kind in ("bound", "unbound"):
-                found = self._module_value(node.id) if reach.kind == "unbound" else None
+            if how == "scope" and reach.kind in (ReachKind.BOUND, ReachKind.UNBOUND):
+                found = self._module_value(node.id) if reach.kind is ReachKind.UNBOUND else None
                 if found is not None and isinstance(found.value, (ast.Tuple, ast.List)):
                     return self.shape_arg(found.value, found.stmt)
         dim = self.dim(node, stmt)
@@ -1244,17 +1245,6 @@ def _namedtuple_fields(cls) -> Optional[list]:
                 return None          # defaults: the number of arguments may differ
             fields.append(stmt.target.id)
     return fields
-
-
-def scope_bindings(analysis, scope) -> ScopeBindings:
-    """The bindings of a scope, computed once per analysis."""
-    cache = analysis.__dict__.setdefault("_scope_bindings", {})
-    key = id(scope)
-    if key not in cache:
-        body = scope.body if scope is not None and not isinstance(scope, ast.Lambda) else \
-            analysis.tree.body if scope is None else []
-        cache[key] = ScopeBindings(body)
-    return cache[key]
 
 
 def _shown_kind(values) -> Optional[str]:

@@ -189,7 +189,7 @@ class Bounded:
             return reason is not None and not reason.startswith(calls.BOUNDED)
         if name in func.params:
             return True
-        return name in self.analysis.scope_facts(func.node).assignments
+        return self.analysis.model.scope(func.node).assigns(name)
 
     def _is_table(self, node, func) -> bool:
         """A name bound to a dict/list/tuple/set display or a dict comprehension that nothing

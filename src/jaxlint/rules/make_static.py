@@ -325,7 +325,7 @@ def _call_values(ctx, entry, param: str):
 
 def _varies(ctx, site, node) -> bool:
     for loop in site.loops:
-        why = calls.varying_names(loop, ctx.analysis.scope_facts(site.scope).value_before)
+        why = calls.varying_names(loop, ctx.analysis.resolver(site.scope))
         if calls.expr_varies(node, why):
             return True
     return False
@@ -336,7 +336,7 @@ def _bounded_loop_value(ctx, site, node) -> bool:
     if not isinstance(node, ast.Name):
         return False
     for loop in site.loops:
-        why = calls.varying_names(loop, ctx.analysis.scope_facts(site.scope).value_before)
+        why = calls.varying_names(loop, ctx.analysis.resolver(site.scope))
         reason = why.get(node.id)
         if reason is not None:
             if reason.startswith(calls.BOUNDED):

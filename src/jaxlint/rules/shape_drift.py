@@ -3,7 +3,7 @@
 import ast
 
 from jaxlint.analysis.call_order import describe_loop
-from jaxlint.analysis.reaching import enclosing_statement
+from jaxlint.analysis.semantic import enclosing_statement
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import leaves, path_text, poly_atoms, poly_eval, poly_text, shape_text
 from jaxlint.findings import Finding

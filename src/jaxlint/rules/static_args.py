@@ -13,24 +13,46 @@ _ARRAY_FUNCS = {"array", "asarray", "zeros", "ones", "full", "empty", "arange", 
                 "zeros_like", "ones_like", "full_like", "stack", "concatenate"}
 
 
-def resolve_value(analysis, site, node, depth=0) -> Optional[ast.AST]:
-    """Follow a name to the expression last bound to it in the calling scope (or module)."""
-    if isinstance(node, ast.Name) and depth < 4:
-        facts = analysis.scope_facts(site.scope)
-        value = facts.value_before(node.id, site.node.lineno)
-        if value is None and site.scope is not None:
-            value = analysis.scope_facts(None).value_before(node.id, 10 ** 9)
-        if value is not None and not isinstance(value, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return resolve_value(analysis, site, value, depth + 1)
-        return None if value is None else value
-    return node
+def resolve_values(analysis, site, node, depth=0) -> Optional[list]:
+    """Every expression the argument `node` of a call can hold there (a name followed to the
+    bindings that reach the call, in the calling scope or the module, and through `a = b`);
+    None when one of them is not known."""
+    if not isinstance(node, ast.Name) or depth >= 4:
+        return [node]
+    found = analysis.values_at(node.id, site.node, site.scope)
+    if found is None:
+        return None
+    out = []
+    for value in found:
+        if isinstance(value, ast.Name):
+            inner = resolve_values(analysis, site, value, depth + 1)
+            if inner is None:
+                return None
+            out.extend(inner)
+        else:
+            out.append(value)
+    return out
+
+
+def resolve_value(analysis, site, node) -> Optional[ast.AST]:
+    """The one expression the argument `node` of a call holds there, else None."""
+    found = resolve_values(analysis, site, node)
+    if not found or any(v is not found[0] for v in found):
+        return None
+    return found[0]
 
 
 def unhashable_kind(analysis, site, node) -> Optional[str]:
-    """'a list', 'a NumPy array', ... when the value cannot be hashed as a static argument."""
-    value = resolve_value(analysis, site, node)
-    if value is None:
+    """'a list', 'a NumPy array', ... when the value cannot be hashed as a static argument: on
+    every path to the call (a list on one branch and a tuple on another is not reported)."""
+    values = resolve_values(analysis, site, node)
+    if not values:
         return None
+    kinds = [_unhashable(analysis, site, value) for value in values]
+    return kinds[0] if all(kinds) else None
+
+
+def _unhashable(analysis, site, value) -> Optional[str]:
     if isinstance(value, (ast.List, ast.ListComp)):
         return "a list"
     if isinstance(value, (ast.Dict, ast.DictComp)):

@@ -63,7 +63,7 @@ class StaticUnbounded(Rule):
                     continue
                 for loop in reversed(site.loops):
                     if id(loop) not in varying_cache:
-                        varying_cache[id(loop)] = calls.varying_names(loop, _resolver(analysis, site.scope))
+                        varying_cache[id(loop)] = calls.varying_names(loop, analysis.resolver(site.scope))
                     reason = calls.expr_varies(arg.node, varying_cache[id(loop)])
                     if reason:
                         bounded = Bounded(analysis, analysis.shown, site, loop, varying_cache[id(loop)]).reason(arg.node)
@@ -82,16 +82,3 @@ class StaticUnbounded(Rule):
                                      f"(remove it from static_argnums/static_argnames), or bucket it "
                                      f"to a few values"))
                         break
-
-
-def _resolver(analysis, scope):
-    """What a name was bound to: in the calling function first, then at module level."""
-    local = analysis.scope_facts(scope)
-    module = analysis.scope_facts(None)
-
-    def resolve(name, line):
-        value = local.value_before(name, line)
-        if value is None and scope is not None:
-            value = module.value_before(name, 10 ** 9)
-        return value
-    return resolve
