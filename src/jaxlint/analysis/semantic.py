@@ -635,6 +635,8 @@ class SemanticModel:
             return NameScope.LOCAL
         outer = scope.parent
         while outer is not None and outer.kind is not ScopeKind.MODULE:
+            if name == "__class__" and outer.kind is ScopeKind.CLASS and scope.kind is not ScopeKind.CLASS:
+                return NameScope.FREE       # the implicit cell of `super()` in a method
             if outer.kind is not ScopeKind.CLASS and (outer.binds(name) or name in outer.declared_nonlocal):
                 return NameScope.FREE
             if outer.kind is not ScopeKind.CLASS and name in outer.declared_global:
