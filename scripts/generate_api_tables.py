@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Write src/jaxlint/analysis/jax_api.py and jax_api_details.py: facts about JAX's API, asked
+"""Write src/jaxlint/analysis/jax_api.py and tests/jax_api_details.py: facts about JAX's API, asked
 of the installed JAX.
 
     python scripts/generate_api_tables.py              # rewrite both modules
@@ -738,7 +738,7 @@ def numpy_probe(name, fn):
 # --- the generated module -----------------------------------------------------------------------
 
 LINTER_MODULE = ROOT / "src" / "jaxlint" / "analysis" / "jax_api.py"
-DETAILS_MODULE = ROOT / "src" / "jaxlint" / "analysis" / "jax_api_details.py"
+DETAILS_MODULE = ROOT / "tests" / "jax_api_details.py"
 
 HEADER = '''"""{title} GENERATED FILE: DO NOT EDIT BY HAND.
 

@@ -14,7 +14,8 @@ import pytest
 
 from jaxlint.analysis.calls import Parents
 from jaxlint.analysis.dataflow import ModuleFlow, inspects_tracers
-from jaxlint.analysis.module import FunctionNode, LineFilter, ModuleIndex, evaluate_literal, walk
+from jaxlint.analysis.module import FunctionNode, ModuleIndex, evaluate_literal
+from jaxlint.analysis.syntax import LineFilter, walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 

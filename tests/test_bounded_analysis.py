@@ -288,7 +288,7 @@ def test_line_filter_is_linear_in_the_number_of_names():
     # One regex alternation of every jitted name: 40,000 names cost seconds to compile and search.
     import time
 
-    from jaxlint.analysis.module import LineFilter
+    from jaxlint.analysis.syntax import LineFilter
     names = {f"layer{i}" for i in range(40_000)}
     lines = [f"    y = layer{i}(x) + my_layer{i}" if i % 2 else f"    y = my_layer{i}(x)" for i in range(40_000)]
     start = time.process_time()

@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 from jax import lax
 
-from jaxlint.analysis import api_tables, jax_api, jax_api_details
+import jax_api_details
+from jaxlint.analysis import api_tables, jax_api
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RERUN = ("the committed tables disagree with the installed JAX: re-run "

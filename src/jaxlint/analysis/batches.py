@@ -17,7 +17,7 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.calls import COMPREHENSIONS, is_size_expr
-from jaxlint.analysis.module import target_names
+from jaxlint.analysis.syntax import target_names
 from jaxlint.analysis.shown import MAX_DEPTH, Ctx, Shown, Values, text_of
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

@@ -12,8 +12,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.module import child_nodes, evaluate_literal, params_with_defaults, positional_params
-from jaxlint.analysis.module import target_names as _names
+from jaxlint.analysis.module import evaluate_literal, params_with_defaults, positional_params
+from jaxlint.analysis.syntax import child_nodes
+from jaxlint.analysis.syntax import target_names as _names
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

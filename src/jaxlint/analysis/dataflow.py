@@ -17,7 +17,8 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.module import FuncInfo, ModuleIndex, evaluate_literal, param_names, positional_params, walk
+from jaxlint.analysis.module import FuncInfo, ModuleIndex, evaluate_literal, param_names, positional_params
+from jaxlint.analysis.syntax import walk
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.traced import shard_map_passthrough, unbatched_positions
 from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,

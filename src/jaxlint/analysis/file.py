@@ -16,8 +16,8 @@ from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
-from jaxlint.analysis.module import (LineFilter, ModuleIndex, evaluate_literal, param_names, positional_params,
-                                     pruned_walk)
+from jaxlint.analysis.module import ModuleIndex, evaluate_literal, param_names, positional_params
+from jaxlint.analysis.syntax import LineFilter, pruned_walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 from jaxlint.analysis.semantic import SemanticModel

@@ -15,7 +15,8 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.analysis.module import child_nodes, positional_params, target_names, walk
+from jaxlint.analysis.module import positional_params
+from jaxlint.analysis.syntax import child_nodes, target_names, walk
 
 # A name that says yes/no: use_bias, is_training, has_aux, with_dropout, training, deterministic.
 FLAG_NAME = re.compile(

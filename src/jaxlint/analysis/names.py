@@ -11,6 +11,8 @@ import ast
 import functools
 from typing import Optional
 
+from jaxlint.analysis.syntax import LineFilter, iter_statements
+
 # Longest prefix first: canonical short forms for the namespaces the rules talk about.
 _CANONICAL_PREFIXES = (
     ("jax.experimental.pjit.pjit", "jax.jit"),
@@ -46,7 +48,6 @@ class ImportMap:
 
     def __init__(self, tree: ast.Module, lines=None):
         """`lines` (the source lines) lets it visit only statements on lines that say `import`."""
-        from jaxlint.analysis.module import LineFilter, iter_statements
         self.aliases: dict = {}
         for node in iter_statements(tree.body, LineFilter(lines, ("import",))):
             if isinstance(node, ast.Import):

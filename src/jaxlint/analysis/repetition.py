@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from jaxlint.analysis.calls import COMPREHENSIONS, _is_small_literal_collection, _walk_scope
-from jaxlint.analysis.module import LineFilter, positional_params, pruned_walk, target_names, walk
+from jaxlint.analysis.module import positional_params
+from jaxlint.analysis.syntax import LineFilter, pruned_walk, target_names, walk
+from jaxlint.analysis.semantic import SemanticModel
 
 # How a name varies between repetitions. LITERAL: it comes from a loop over a literal collection of
 # Python values (`for flag in (False, True)`), a sweep over configurations.
@@ -85,7 +87,7 @@ class Repetition:
         self._busy: set = set()
         self._bindings: dict = {}           # scope key -> [(names, names read, binds)]
         self._locals: dict = {}             # scope key -> set of names bound there
-        self.model = model
+        self.model = model if model is not None else SemanticModel(tree, parents)
         self._propagated: dict = {}
         self.traced_callers: dict = {}      # id(def node) -> the traced function that calls it
 

@@ -31,6 +31,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Optional
 
+from jaxlint.analysis.syntax import target_names
+
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -566,17 +568,6 @@ def _dominates(binding: Binding, use_path: tuple) -> bool:
     """The binding's block encloses the use's: it ran on every path to the use."""
     path = binding.path
     return len(path) <= len(use_path) and use_path[:len(path)] == path
-
-
-def target_names(target):
-    """The names an assignment target binds (`a, (b, *c) = ...` -> a, b, c)."""
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for elt in target.elts:
-            yield from target_names(elt)
-    elif isinstance(target, ast.Starred):
-        yield from target_names(target.value)
 
 
 class SemanticModel:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from jaxlint.analysis.calls import _bindings, _walk_scope
-from jaxlint.analysis.module import LineFilter, evaluate_literal, positional_params, pruned_walk, target_names
+from jaxlint.analysis.module import evaluate_literal, positional_params
+from jaxlint.analysis.syntax import LineFilter, pruned_walk, target_names
 
 MAX_DEPTH = 4           # calls followed from where a value is read to where it is made
 MAX_VALUES = 64         # a value set larger than this is not worth enumerating

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.module import (FuncInfo, LineFilter, ModuleIndex, child_nodes,
-                                     evaluate_literal, param_names, params_with_defaults, positional_params)
+from jaxlint.analysis.module import (FuncInfo, ModuleIndex, evaluate_literal, param_names,
+                                     params_with_defaults, positional_params)
+from jaxlint.analysis.syntax import LineFilter, child_nodes
 from jaxlint.analysis.names import canonical
 
 

@@ -94,10 +94,22 @@ def finding_at(rule, node, message, frame, value) -> Finding:
                    param=",".join(sorted(value.params)) if value is not None else "")
 
 
-class SinkRule(Rule):
-    """A trace-time rule: turns the dataflow's sinks of some kinds into findings."""
+# Which code reports each kind of sink the dataflow records: one table, read by the trace-time
+# rules and by the make-static fix (which gathers the parameters behind one finding's sinks).
+SINK_CODES = {"bool": "JAX101", "convert": "JAX102", "shape": "JAX103", "static-arg": "JAX103",
+              "slice": "JAX104", "datadep": "JAX105", "typetest": "JAX106", "print": "JAX107"}
 
-    sink_kinds: tuple = ()
+
+def sink_kinds_of(code: str) -> tuple:
+    return tuple(kind for kind, owner in SINK_CODES.items() if owner == code)
+
+
+class SinkRule(Rule):
+    """A trace-time rule: turns the dataflow's sinks of its kinds (SINK_CODES) into findings."""
+
+    @property
+    def sink_kinds(self) -> tuple:
+        return sink_kinds_of(self.code)
 
     def check(self, analysis):
         for sink in analysis.sinks:

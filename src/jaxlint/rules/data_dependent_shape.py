@@ -8,7 +8,6 @@ class DataDependentShape(SinkRule):
     name = "data-dependent-shape"
     family = "trace-time failure"
     summary = "The output shape depends on traced values (boolean masks, nonzero, unique...)."
-    sink_kinds = ("datadep",)
     what = """
         Flags boolean-mask indexing `x[x > 0]` and `x.at[mask]`, and `jnp.nonzero`, one-argument
         `jnp.where`, `argwhere`, `flatnonzero`, `unique`, `union1d`/`intersect1d`/`setdiff1d`,

@@ -3,7 +3,8 @@
 import ast
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.module import positional_params, walk
+from jaxlint.analysis.module import positional_params
+from jaxlint.analysis.syntax import walk
 from jaxlint.analysis.repetition import LITERAL, MODULE, free_names, is_memoised, scope_key
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule

@@ -13,6 +13,7 @@ from typing import Optional
 from jaxlint.analysis import calls
 from jaxlint.analysis.module import param_names, positional_params
 from jaxlint.findings import Fix, NoFix
+from jaxlint.rules.base import sink_kinds_of
 from jaxlint.rules.static_args import NOT_LITERAL, literal_value, resolve_value, unhashable_kind
 
 # The `fix` documentation of the four rules.
@@ -82,8 +83,7 @@ def make_parameter_static(ctx, finding) -> Fix:
 def _params_at_node(ctx, finding) -> list:
     """Every parameter of the same jitted function that reaches the finding's node: the engine
     reports one finding per node, but `x[start:end]` may need both `start` and `width` static."""
-    from jaxlint.rules import BY_CODE      # not at the top: the registry imports this module
-    kinds = getattr(BY_CODE.get(finding.code), "sink_kinds", ())
+    kinds = sink_kinds_of(finding.code)
     found = []
     for sink in ctx.analysis.sinks:
         node = sink.node

@@ -12,7 +12,6 @@ class TraceTimePrint(SinkRule):
     name = "trace-time-print"
     family = "trace-time failure"
     summary = "print() of a traced value runs once, at trace time, and prints a tracer."
-    sink_kinds = ("print",)
     what = "Flags `print(...)` whose arguments show a traced value (directly, in an f-string or %-format)."
     why = """
         `print` is Python: it runs while JAX traces the function, shows `Traced<float32[]>`

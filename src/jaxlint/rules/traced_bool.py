@@ -9,7 +9,6 @@ class TracedBool(SinkRule):
     name = "traced-bool"
     family = "trace-time failure"
     summary = "A traced value is converted to a Python bool (if, while, and/or/not, assert, max/min)."
-    sink_kinds = ("bool",)
     what = """
         Flags Python control flow on a value that is a tracer while JAX traces the function:
         `if`/`elif`/`while`/`assert` conditions, ternaries, `and`/`or`/`not`, comprehension `if`s,

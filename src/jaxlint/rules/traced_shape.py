@@ -9,7 +9,6 @@ class TracedShape(SinkRule):
     name = "traced-shape"
     family = "trace-time failure"
     summary = "A traced value is used as a shape, size, length, count or axis of a JAX API."
-    sink_kinds = ("shape", "static-arg")
     what = """
         Flags a traced value passed where JAX needs a Python integer: shapes (`jnp.zeros(n)`,
         `x.reshape(n, -1)`, `random.normal(key, (n,))`), sizes and counts (`jnp.arange(n)`,

@@ -9,7 +9,6 @@ class TracedSlice(SinkRule):
     name = "traced-slice"
     family = "trace-time failure"
     summary = "A traced value is a slice bound or a slice size: the result's shape would be dynamic."
-    sink_kinds = ("slice",)
     what = """
         Flags `x[:n]`, `x[i:i + k]`, `x.at[n:]`, `lax.slice` limits and the sizes of
         `lax.dynamic_slice` / `lax.dynamic_slice_in_dim` when the bound is a tracer.

@@ -9,7 +9,6 @@ class TracedToPython(SinkRule):
     name = "traced-to-python"
     family = "trace-time failure"
     summary = "A traced value is converted to a concrete Python or NumPy value."
-    sink_kinds = ("convert",)
     what = """
         Flags `int()`/`float()`/`complex()`, `.item()`, `.tolist()`, `math.*`, NumPy functions that
         convert their argument (`np.asarray`, `np.exp`, ...), `operator.index`, `range(n)`,

@@ -21,7 +21,6 @@ class TracedTypeTest(SinkRule):
     name = "traced-type-test"
     family = "trace-time failure"
     summary = "isinstance(x, int/float/bool) on a traced value is silently False under jit."
-    sink_kinds = ("typetest",)
     what = """
         Flags `isinstance(v, int | float | bool | complex)` and `match v: case int():` when `v` is
         a tracer.

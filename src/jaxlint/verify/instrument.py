@@ -412,7 +412,7 @@ def _call(proxy, args, kwargs):
     except Enough:
         raise
     except BaseException as exc:  # noqa: BLE001 - recorded, then passed on unchanged
-        from jaxlint.verify.child import describe_exception
+        from jaxlint.verify.observe import describe_exception
         record["error"] = describe_exception(exc, session.path)
         raise
     finally:
@@ -465,7 +465,7 @@ def _eager(session, real, args, kwargs, jitted_out) -> dict:
     """The same call under jax.disable_jit(): the lines it runs and, in a real run, whether the
     result agrees with the jitted one."""
     import jax
-    from jaxlint.verify.child import compare_results, describe_exception
+    from jaxlint.verify.observe import compare_results, describe_exception
 
     segment = session.coverage.push() if session.coverage is not None else None
     session.depth += 1
