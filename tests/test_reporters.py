@@ -37,9 +37,22 @@ def test_json_schema(tmp_path, capsys):
     first = doc["findings"][0]
     assert first == {"path": str(bad), "line": 5, "column": 8, "cell": None, "cell_id": None,
                      "code": "JAX101", "name": "traced-bool", "family": "trace-time failure",
-                     "message": first["message"], "function": "f", "param": "n", "fix": None}
+                     "message": first["message"], "function": "f", "param": "n", "fix": None,
+                     "entry": "f", "entry_kind": "jitted function", "value_path": ["n"]}
     assert [e["code"] for e in doc["errors"]] == ["E999", "E902"]
     assert doc["errors"][0]["path"] == str(broken) and doc["errors"][0]["line"] == 2
+
+
+def test_json_carries_the_facts_behind_a_finding(tmp_path, capsys):
+    # the path the value took and the calls from the jitted entry, as data (not only prose)
+    src = write(tmp_path, "chain.py", "import jax\n\ndef helper(n):\n    if n.sum() > 0:\n        return n\n"
+                "    return -n\n\n@jax.jit\ndef f(x):\n    return helper(x * 2)\n")
+    code, out, _ = run(capsys, "--format", "json", src)
+    [finding] = json.loads(out)["findings"]
+    assert code == 1 and finding["code"] == "JAX101" and finding["function"] == "helper"
+    assert finding["entry"] == "f" and finding["entry_kind"] == "jitted function"
+    assert finding["chain"] == [{"function": "helper", "line": 10}]
+    assert finding["value_path"][0] == "x" and len(finding["value_path"]) > 1
 
 
 def test_sarif_has_every_rule_and_physical_locations(tmp_path, capsys):

@@ -389,12 +389,15 @@ def test_run_applies_the_memory_limit_inside_the_program(tmp_path):
     ("JAX101/pos_all_builtin_list.py", False),           # a jitted function, not a lax body
     ("JAX101/pos_min_vmap_batched.py", False),           # vmap: the program chooses in_axes
 ])
-def test_lax_body_findings_are_read_from_the_analysis_messages(fixture, in_body):
-    # the verifier reads "in lax.<loop> body" from the message the analysis writes: a change of
-    # wording there must not silently turn these confirmations back into guesses
+def test_lax_body_findings_are_read_from_the_findings_facts(fixture, in_body):
+    # the verifier reads the entry kind and the value's path from the finding's facts, not from
+    # its message: rewording a message cannot turn these confirmations back into guesses
+    import dataclasses
     from jaxlint.verify.verdicts import _in_lax_body
     [finding] = lint_file(str(FIXTURES / fixture)).findings
-    assert _in_lax_body(finding) is in_body, finding.message
-    field = Finding(finding.code, finding.line, finding.col,
-                    "a traced value (via carry.width -> width) in lax.scan body `step` is used as ...")
+    assert _in_lax_body(finding) is in_body, (finding.entry_kind, finding.path)
+    reworded = dataclasses.replace(finding, message="reworded")
+    assert _in_lax_body(reworded) is in_body
+    field = Finding(finding.code, finding.line, finding.col, "...", entry_kind="lax.scan body",
+                    path=("carry.width", "width"))
     assert not _in_lax_body(field)      # a dataclass carry's static field stays static

@@ -165,6 +165,8 @@ def decode(path: str, payload: dict):
             fix = dict(item["fix"])
             fix["edits"] = tuple(tuple(edit) for edit in fix["edits"])
             item["fix"] = Fix(**fix)
+        item["path"] = tuple(item.get("path", ()))
+        item["chain"] = tuple(tuple(hop) for hop in item.get("chain", ()))
         findings.append(Finding(**item))
     error = payload["error"]
     if error is not None and not isinstance(error, str):

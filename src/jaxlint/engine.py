@@ -16,6 +16,7 @@ from jaxlint import __version__, deepstack
 from jaxlint.analysis.file import Analysis
 from jaxlint.findings import FileResult, Finding
 from jaxlint.rules import all_rules
+from jaxlint.rules.base import apply_precedence
 from jaxlint.source import ParsedModule, SourceError, load, parse, paused_gc
 
 ISSUE_URL = "https://github.com/jaxlint/jaxlint/issues"
@@ -59,8 +60,9 @@ def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=N
         notes.append("analysis budget exhausted: functions after the budget ran out were not analysed")
     findings = []
     seen = set()
+    rules = list(rules) if rules is not None else all_rules()
     try:
-        for rule in rules if rules is not None else all_rules():
+        for rule in rules:
             for finding in rule.check(analysis):
                 key = (finding.line, finding.col, finding.code)
                 if key not in seen:
@@ -70,8 +72,7 @@ def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=N
             notes.extend(analysis.notes)
     finally:
         analysis.release()
-    errors_on_line = {f.line for f in findings if f.code.startswith("JAX10") and f.code != "JAX107"}
-    findings = [f for f in findings if not (f.code == "JAX107" and f.line in errors_on_line)]
+    findings = apply_precedence(findings, rules)
     findings.sort(key=Finding.sort_key)
     return findings
 

@@ -38,6 +38,27 @@ class Finding:
     param: str = ""         # the parameter whose value causes it, if any
     entry: str = ""         # the function the analysis started from (a jit site), if different
     fix: Optional[Fix] = None
+    # The facts behind a trace-time finding, for the JSON output, the fixer and the verifier
+    # (which read these, never the message): what kind of entry traced the value
+    # ("jitted function", "lax.scan body", ...), the path the value took from the parameter
+    # (("x", ".max()")), and the calls from the entry to `function` ((callee, call line), ...).
+    entry_kind: str = ""
+    path: tuple = ()
+    chain: tuple = ()
+
+    @property
+    def through_attribute(self) -> bool:
+        """Did the value come through an attribute of the parameter (`cfg.n`)? A static field of
+        a pytree class stays a Python value under jit, whatever the parameter is."""
+        if len(self.path) < 2:
+            return False
+        head = self.path[0]
+        return "." in head and head.split(".", 1)[0].isidentifier()
+
+    @property
+    def in_lax_body(self) -> bool:
+        """Traced as the body of lax control flow (or reached from one)."""
+        return self.entry_kind.endswith(" body") and self.entry_kind.split(".")[0] in ("lax", "jax")
 
     def sort_key(self):
         return (self.line, self.col, self.code, self.message)

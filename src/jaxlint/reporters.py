@@ -194,7 +194,16 @@ def _json_item(item: Item) -> dict:
         out.update(name=rule_name(f.code), family=found.family if found else "",
                    function=f.function or None, param=f.param or None,
                    fix={"description": f.fix.description, "safe": f.fix.safe} if f.fix else None)
+        out.update(_facts(f))
     return out
+
+
+def _facts(f) -> dict:
+    """The facts behind a finding, as the analysis recorded them (absent ones left out)."""
+    facts = {"entry": f.entry or None, "entry_kind": f.entry_kind or None,
+             "value_path": list(f.path) or None,
+             "chain": [{"function": name, "line": line} for name, line in f.chain] or None}
+    return {key: value for key, value in facts.items() if value is not None}
 
 
 def json_report(findings, errors, files: int) -> str:

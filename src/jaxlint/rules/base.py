@@ -28,6 +28,11 @@ class Rule:
     # (ctx is a jaxlint.fixer.Context) that raises NoFix when this finding has none here. Only
     # the fixer calls it, so what it needs beyond linting (libcst, jaxlint.fixer) it imports itself.
     fix_finding = None
+    # Precedence, declared here and applied once by the engine: this rule's finding is dropped
+    # where a finding of one of these codes stands at the same place ("place": the same line and
+    # column, i.e. the same call; "line": anywhere on the same line).
+    yields_to: tuple = ()
+    yields_at: str = "place"
 
     def check(self, analysis) -> Iterable[Finding]:
         raise NotImplementedError
@@ -42,6 +47,25 @@ class Rule:
                  "### Use instead", "", "```python", textwrap.dedent(cls.use_instead).strip(), "```", ""]
         parts += ["### Fix", "", textwrap.dedent(cls.fix).strip() if cls.fix else "No automatic fix.", ""]
         return "\n".join(parts)
+
+
+def apply_precedence(findings: list, rules) -> list:
+    """Drop each finding that yields (Rule.yields_to) to another one at its place or line."""
+    by_code = {rule.code: rule for rule in rules}
+    at_line: dict = {}
+    at_place: dict = {}
+    for f in findings:
+        at_line.setdefault(f.line, set()).add(f.code)
+        at_place.setdefault((f.line, f.col), set()).add(f.code)
+    kept = []
+    for f in findings:
+        rule = by_code.get(f.code)
+        if rule is not None and rule.yields_to:
+            here = at_line[f.line] if rule.yields_at == "line" else at_place[(f.line, f.col)]
+            if here.intersection(rule.yields_to):
+                continue
+        kept.append(f)
+    return kept
 
 
 # -- wording shared by the trace-time rules ---------------------------------------------------------
@@ -91,7 +115,9 @@ def static_fix(value, frame) -> str:
 def finding_at(rule, node, message, frame, value) -> Finding:
     return Finding(code=rule.code, line=node.lineno, col=node.col_offset, message=message,
                    function=frame.function, entry=frame.entry,
-                   param=",".join(sorted(value.params)) if value is not None else "")
+                   param=",".join(sorted(value.params)) if value is not None else "",
+                   entry_kind=frame.entry_kind, path=tuple(value.path) if value is not None else (),
+                   chain=tuple((name, line) for name, line, *_ in frame.chain))
 
 
 # Which code reports each kind of sink the dataflow records: one table, read by the trace-time

@@ -8,6 +8,7 @@ from jaxlint.rules.base import Rule
 
 class DtypeDrift(Rule):
     code = "JAX306"
+    yields_to = ("JAX304",)       # the spelling of the call is the first difference JAX sees
     name = "dtype-drift"
     family = "recompilation"
     summary = "The same traced parameter of a jitted function gets another dtype, or a Python scalar then an array."
@@ -60,12 +61,9 @@ class DtypeDrift(Rule):
         changes = [c for c in signature_changes(analysis) if c.kind == DTYPE]
         if not changes:
             return
-        spelled = _spelling_findings(analysis)
         for change in changes:
             site = change.site
             where = (site.node.lineno, site.node.col_offset)
-            if where in spelled:
-                continue          # JAX304 reports this call: its spelling is the first difference
             name = site.entry.name
             shown = path_text(change.param, change.path)
             source = f" ({change.now})" if change.now else ""
@@ -75,13 +73,3 @@ class DtypeDrift(Rule):
                          f"{describe(change.old)} {change.before}: a new dtype or weak type, so "
                          f"`{name}` is traced and compiled again. Fix: pass one dtype at every call "
                          f"(e.g. wrap Python scalars in `jnp.float32(...)`, or `.astype()` to one type)"))
-
-
-def _spelling_findings(analysis) -> set:
-    """Where JAX304 reports a call (its finding wins over JAX306/JAX307 at the same call)."""
-    cache = analysis.__dict__.get("_spelling_findings")
-    if cache is None:
-        from jaxlint.rules.call_signature_drift import CallSignatureDrift
-        cache = {(f.line, f.col) for f in CallSignatureDrift().check(analysis)}
-        analysis.__dict__["_spelling_findings"] = cache
-    return cache

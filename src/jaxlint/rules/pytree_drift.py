@@ -5,11 +5,11 @@ from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import Tree, describe, path_text
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
-from jaxlint.rules.dtype_drift import _spelling_findings
 
 
 class PytreeDrift(Rule):
     code = "JAX307"
+    yields_to = ("JAX304",)       # the spelling of the call is the first difference JAX sees
     name = "pytree-drift"
     family = "recompilation"
     summary = "The pytree structure of a jitted function's argument changes between calls."
@@ -56,13 +56,8 @@ class PytreeDrift(Rule):
     fix = "No automatic fix: which structure is right is the author's choice."
 
     def check(self, analysis):
-        findings = list(self._changed(analysis)) + list(self._growing(analysis))
-        if not findings:
-            return
-        spelled = _spelling_findings(analysis)
-        for finding in findings:
-            if (finding.line, finding.col) not in spelled:
-                yield finding
+        yield from self._changed(analysis)
+        yield from self._growing(analysis)
 
     def _changed(self, analysis):
         for change in signature_changes(analysis):

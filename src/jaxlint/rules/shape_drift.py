@@ -12,6 +12,7 @@ from jaxlint.rules.base import Rule
 
 class ShapeDrift(Rule):
     code = "JAX305"
+    yields_to = ("JAX303",)       # the ragged last batch, named with its own fix
     name = "shape-drift"
     family = "recompilation"
     summary = "A jitted function gets a traced argument whose shape changes from one loop iteration to the next."
@@ -79,11 +80,8 @@ class ShapeDrift(Rule):
                     candidates.append((site, param, varying, sig, reader))
         if not candidates:
             return
-        ragged = {(f.line, f.col) for f in _ragged_findings(analysis)}
         for site, param, varying, sig, reader in candidates:
             where = (site.node.lineno, site.node.col_offset)
-            if where in ragged:
-                continue          # JAX303 names the ragged last batch, with its own fix
             repeat = _repeats_each_shape(analysis, site, varying)
             if repeat is not None:
                 analysis.notes.append(
@@ -182,13 +180,3 @@ def _compiles(dim, atom, reader, clipped=False) -> str:
         return "one compile per distinct shape, without bound"
     exact = not clipped and not poly_atoms(dim) - {k for k in poly_atoms(dim) if reader.atoms.get(k) is atom}
     return f"{'' if exact else 'up to '}{count} compiles, one per distinct shape"
-
-
-def _ragged_findings(analysis):
-    """JAX303's findings (the ragged last batch wins over JAX305 at the same call)."""
-    cache = analysis.__dict__.get("_ragged_findings")
-    if cache is None:
-        from jaxlint.rules.ragged_batch import RaggedBatch
-        cache = list(RaggedBatch().check(analysis))
-        analysis.__dict__["_ragged_findings"] = cache
-    return cache

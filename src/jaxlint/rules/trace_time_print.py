@@ -9,6 +9,9 @@ from jaxlint.rules.base import SinkRule, describe_origin, describe_place
 
 class TraceTimePrint(SinkRule):
     code = "JAX107"
+    # the error on that line stops the trace before the print matters
+    yields_to = ("JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX106", "JAX108")
+    yields_at = "line"
     name = "trace-time-print"
     family = "trace-time failure"
     summary = "print() of a traced value runs once, at trace time, and prints a tracer."

@@ -24,7 +24,6 @@ A verdict is one of:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from jaxlint.verify import recompiles as rc
@@ -106,10 +105,6 @@ def premise_guessed(judge: Judge, finding, unit, obs, evidence) -> str:
 _PARAMETER_RULES = {"JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX106", "JAX107"}
 
 
-_LAX_BODY = re.compile(r"\b(?:in|from) (?:jax\.)?lax\.(?:scan|fori_loop|while_loop|cond|switch|map) body `")
-_FIELD_PATH = re.compile(r"\bvia [A-Za-z_]\w*\.")
-
-
 def _in_lax_body(finding) -> bool:
     """A trace-time finding in (or reached from) the body of lax control flow, on a value that
     does not come through an attribute: lax calls its body with tracers for the carry, the
@@ -117,7 +112,7 @@ def _in_lax_body(finding) -> bool:
     field of a dataclass carry stays static, hence the attribute exception)."""
     if finding.code not in _PARAMETER_RULES:
         return False
-    return bool(_LAX_BODY.search(finding.message)) and not _FIELD_PATH.search(finding.message)
+    return finding.in_lax_body and not finding.through_attribute
 
 
 def _traced_by_the_program(finding, unit, obs) -> bool:
@@ -130,7 +125,7 @@ def _traced_by_the_program(finding, unit, obs) -> bool:
     if not set(params) <= set(unit.get("params", ())) or not same_function(finding.entry or finding.function,
                                                                            unit.get("target", "")):
         return False      # (a helper's finding names the jitted function's parameter it came from)
-    return not any(f"via {p}." in finding.message or f"({p}." in finding.message for p in params)
+    return not finding.through_attribute
 
 
 def _kept(finding, evidence, unit=None, obs=None) -> str:
