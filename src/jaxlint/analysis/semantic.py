@@ -159,6 +159,8 @@ class Scope:
         self.declared_nonlocal: set = set()
         self._scan = scan_expressions
         self._flows: dict = {}            # name -> {id(stmt): state at its start}, "exit": state
+        self.statements: list = []        # every statement of the scope, in source (pre-)order
+        self._at_line: dict = {}
         if node is not None and isinstance(node, FUNCTION_NODES):
             start = (node.lineno, node.col_offset)
             for arg in _arguments(node.args):
@@ -169,6 +171,7 @@ class Scope:
     def _walk(self, body, path):
         for stmt in body:
             self.path_of[id(stmt)] = path
+            self.statements.append(stmt)
             self._record(stmt, path)
             if isinstance(stmt, SCOPE_NODES):
                 continue
@@ -300,6 +303,16 @@ class Scope:
     def local_names(self) -> set:
         return {name for name in self.by_name if self.binds(name)}
 
+    def statement_at(self, line: int):
+        """The innermost statement of this scope whose lines hold `line` (None: none does)."""
+        if line not in self._at_line:
+            found = None
+            for stmt in self.statements:
+                if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                    found = stmt          # pre-order: an inner statement comes after its block
+            self._at_line[line] = found
+        return self._at_line[line]
+
     def use_path(self, stmt) -> tuple:
         """The path of the statement holding a use (() when the statement is not in this scope)."""
         return self.path_of.get(id(stmt), ())
@@ -339,7 +352,7 @@ class Scope:
     def reaching(self, name: str, stmt=None) -> Reaching:
         """The bindings of `name` that may reach the start of `stmt` (a statement of this scope at
         any depth of its blocks), following the control flow; with no `stmt` (or one outside the
-        scope), those that reach the end of the scope's body."""
+        scope), those that reach the end of the scope (its last statement or a `return`)."""
         flow = self._flows.get(name)
         if flow is None:
             flow = self._flows[name] = _Flow(self, name).run()
@@ -374,12 +387,14 @@ class _Flow:
         for b in scope.by_name.get(name, ()):
             self.by_stmt.setdefault(id(b.stmt), []).append(b)
         self.loops: list = []          # [(breaks, continues)] of the loops being run
+        self.returns: list = []        # states at each `return`
 
     def run(self) -> dict:
         params = [b for b in self.by_stmt.get(id(self.scope.node), ()) if b.kind is BindingKind.PARAMETER] \
             if self.scope.node is not None else []
         start = frozenset(params) if params else frozenset((_UNBOUND,))
-        self.at["exit"] = self.block(self.scope.body, start)
+        # the end of the scope: what falls through its last statement or leaves by `return`
+        self.at["exit"] = _join(self.block(self.scope.body, start), _join_all(self.returns))
         return self.at
 
     def block(self, body, state):
@@ -425,7 +440,10 @@ class _Flow:
                             and b.path and b.path[-1] == (stmt, f"case{i}")]
                 out = _join(out, self.block(case.body, frozenset(captured[-1:]) if captured else state))
             return _join(out, state)
-        if kind is ast.Return or kind is ast.Raise:
+        if kind is ast.Return:
+            self.returns.append(state)
+            return None
+        if kind is ast.Raise:
             return None
         if kind is ast.Break:
             if self.loops:

@@ -17,8 +17,8 @@ import operator
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.calls import _bindings, _walk_scope
 from jaxlint.analysis.module import evaluate_literal, positional_params
+from jaxlint.analysis.semantic import BindingKind
 from jaxlint.analysis.syntax import LineFilter, pruned_walk, target_names
 
 MAX_DEPTH = 4           # calls followed from where a value is read to where it is made
@@ -117,52 +117,55 @@ class Shown:
 
     # -- values -------------------------------------------------------------------------------
     def lookup(self, name, ctx) -> Optional[tuple]:
-        """(expression, ctx) `name` was last bound to where `ctx` evaluates, else None."""
+        """(expression, ctx) of the latest binding of `name` that reaches where `ctx` evaluates,
+        else None (see `lookup_all`)."""
+        found = [item for item in self.lookup_all(name, ctx) if item[0] is not None]
+        return found[-1] if found else None
+
+    def lookup_all(self, name, ctx) -> list:
+        """(expression, ctx) for each binding of `name` that reaches where `ctx` evaluates (the
+        semantic model's answer, in source order), less those in a branch that the arguments
+        bound by the call that led here rule out; [] when one of them is not an expression the
+        file shows (a loop target, a `with` target...) or none is found. A parameter that reaches
+        too (rebound on some paths only) is the item (None, ctx)."""
         found = ctx.binding(name)
         if found is not None:
-            return found
+            return [found]
         scope = ctx.scope
         line = ctx.line
+        model = self.analysis.model
         while True:
             if isinstance(scope, ast.Lambda):
                 if name in _param_names(scope):
-                    return None
+                    return []
                 scope = self.parents.scope_of(scope)
                 continue
-            bindings = self._scope_bindings(scope).get(name)
+            where = model.scope(scope)
+            bindings = [b for b in where.by_name.get(name, ()) if b.kind not in _NOT_STATEMENT]
             if bindings:
-                # bound strictly before: in `ds = ds.batch(32)` the right side reads the older `ds`;
-                # a binding in a branch that the bound arguments rule out does not count
+                # what reaches the statement at the line: in `ds = ds.batch(32)` the right side
+                # reads the older `ds`; read from an inner def (line past the end), any binding
                 inner = Ctx(scope, line, ctx.bound if scope is ctx.scope else (), ctx.depth)
-                for lineno, stmt, target, value in reversed(bindings):
-                    if lineno >= line or self.excluded_branch(scope, stmt, inner):
+                out = []
+                if line < 10 ** 9:
+                    reaching = where.reaching(name, where.statement_at(line)).bindings
+                    bindings = [b for b in reaching if b.kind not in _NOT_STATEMENT]
+                    if any(b.kind is BindingKind.PARAMETER for b in reaching):
+                        out.append((None, inner))
+                for b in bindings:
+                    if self.excluded_branch(scope, b.stmt, inner):
                         continue
-                    element = _element(target, value, name)
-                    return (element, Ctx(scope, lineno, inner.bound, ctx.depth)) if element is not None else None
-                return None
+                    element = _binding_element(b)
+                    if element is None:
+                        return []
+                    out.append((element, Ctx(scope, b.line, inner.bound, ctx.depth)))
+                return out[-1:] if line >= 10 ** 9 else out
             if scope is None:
-                return None
+                return []
             if name in _param_names(scope):
-                return None
+                return []
             scope = self.parents.scope_of(scope)
             line = 10 ** 9
-
-    def _scope_bindings(self, scope) -> dict:
-        """name -> [(line, statement, target, value)] for the bindings of a def's body (or the
-        module's), in line order, not inside nested defs."""
-        cache = self.__dict__.setdefault("_bindings_cache", {})
-        key = id(scope)
-        if key not in cache:
-            found = {}
-            body = scope.body if scope is not None else self.analysis.tree.body
-            for stmt in _walk_scope(body):
-                for target, value in _bindings(stmt):
-                    for name in target_names(target):
-                        found.setdefault(name, []).append((stmt.lineno, stmt, target, value))
-            for items in found.values():
-                items.sort(key=lambda item: item[0])
-            cache[key] = found
-        return cache[key]
 
     def excluded_branch(self, scope, node, ctx) -> bool:
         """Is `node` in a branch of an `if` (inside `scope`) whose test the file decides against?"""
@@ -185,7 +188,7 @@ class Shown:
         while scope is not None:
             if name in _param_names(scope):
                 return scope
-            if not isinstance(scope, ast.Lambda) and name in self._scope_bindings(scope):
+            if not isinstance(scope, ast.Lambda) and self.analysis.model.scope(scope).assigns(name):
                 return None
             scope = self.parents.scope_of(scope)
         return None
@@ -310,9 +313,12 @@ class Shown:
                 ok = False      # no count is this large, and str() of a huge int can raise
             return Values.of(value) if ok else UNKNOWN
         if isinstance(node, ast.Name):
-            found = self.lookup(node.id, ctx)
-            if found is not None:
-                return self.values(found[0], found[1], depth + 1)
+            found = self.lookup_all(node.id, ctx)
+            if found and any(value is not None for value, _ in found):
+                return self._union([self.values(value, where, depth + 1) if value is not None else
+                                    self._union([self.values(v, c, depth + 1)
+                                                 for v, c in self.parameter_values(node.id, where)])
+                                    for value, where in found])
             if self.owner_of_parameter(node.id, ctx) is not None:
                 return self._union([self.values(v, c, depth + 1) for v, c in self.parameter_values(node.id, ctx)])
             if node.id in self.index.constants and not self._is_local(node.id, ctx):
@@ -380,6 +386,21 @@ class Shown:
                 complete = False
         return Values(frozenset(out), complete and bool(out))
 
+
+
+_NOT_STATEMENT = frozenset({BindingKind.PARAMETER, BindingKind.ANNOTATION})
+
+
+def _binding_element(binding):
+    """The expression a binding gives its name, as `values` can read it, or None."""
+    kind = binding.kind
+    if kind in (BindingKind.ASSIGNMENT, BindingKind.AUGMENTED, BindingKind.WALRUS):
+        return binding.value
+    if kind is BindingKind.UNPACKED and isinstance(binding.stmt, ast.Assign):
+        for target in binding.stmt.targets:
+            if binding.name in set(target_names(target)):
+                return _element(target, binding.stmt.value, binding.name)
+    return None
 
 
 def _element(target, value, name):
