@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from jaxlint.analysis.calls import Parents
+from jaxlint.analysis.syntax import Parents
 from jaxlint.analysis.dataflow import ModuleFlow, inspects_tracers
 from jaxlint.analysis.module import FunctionNode, ModuleIndex, evaluate_literal
 from jaxlint.analysis.syntax import LineFilter, walk

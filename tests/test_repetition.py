@@ -8,7 +8,7 @@ cannot run without those libraries.
 import ast
 import textwrap
 
-from jaxlint.analysis.calls import Parents
+from jaxlint.analysis.syntax import Parents
 from jaxlint.analysis.module import ModuleIndex
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import LITERAL, LOOP, Repetition, scope_key

@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from jaxlint.analysis.calls import Parents
+from jaxlint.analysis.syntax import Parents
 from jaxlint.analysis.semantic import BindingKind, NameScope, SemanticModel
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.calls import COMPREHENSIONS, is_size_expr
-from jaxlint.analysis.syntax import target_names
+from jaxlint.analysis.calls import is_size_expr
 from jaxlint.analysis.shown import MAX_DEPTH, Ctx, Shown, Values, text_of
+from jaxlint.analysis.syntax import COMPREHENSIONS, target_names
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 

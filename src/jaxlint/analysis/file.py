@@ -17,11 +17,11 @@ from jaxlint.analysis import values as vals
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, evaluate_literal, param_names, positional_params
-from jaxlint.analysis.syntax import LineFilter, pruned_walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 from jaxlint.analysis.semantic import SemanticModel
 from jaxlint.analysis.shown import Shown
+from jaxlint.analysis.syntax import LineFilter, Parents, pruned_walk
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 
 _ARRAY_ANNOTATION = re.compile(
@@ -45,8 +45,11 @@ class Analysis:
         self.lines = lines
         self.path = path
         self.config = config
+        self._parents = None
+        self._model = None
         self.imports = ImportMap(tree, lines)
         self.index = ModuleIndex(tree, self.imports, lines)
+        self.index._model = self.model
         self.unrolled_loop_threshold = int(getattr(config, "unrolled_loop_threshold", 16) or 16)
         self.finder = TracedFinder(self.index, getattr(config, "jit_decorators", None) or {}, lines)
         self.entries: list = self.finder.find()
@@ -68,8 +71,6 @@ class Analysis:
                                self.is_plain_class, lines)
         self.flow.make_shown = lambda: self.shown
         self.budget_exhausted = False
-        self._parents = None
-        self._model = None
         self._repeated = None
         self._shown = None
         self._jit_calls = None
@@ -100,7 +101,7 @@ class Analysis:
     @property
     def parents(self):
         if self._parents is None:
-            self._parents = calls.Parents(self.tree)
+            self._parents = Parents(self.tree)
         return self._parents
 
     @property

@@ -12,6 +12,7 @@ from typing import Optional
 
 from jaxlint.analysis.api_tables import NUMPY_ARRAY_RESULTS
 from jaxlint.analysis.names import ImportMap
+from jaxlint.analysis.semantic import BindingKind, SemanticModel
 from jaxlint.analysis.syntax import LineFilter, _child_bodies, target_names, walk
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -70,6 +71,9 @@ class ClassInfo:
     registered_here: bool = False      # registered by its own decorator (not inherited)
 
 
+_VALUED = (BindingKind.ASSIGNMENT, BindingKind.WALRUS)
+
+
 def _decorator_name(dec: ast.AST) -> str:
     if isinstance(dec, ast.Call):
         dec = dec.func
@@ -78,31 +82,6 @@ def _decorator_name(dec: ast.AST) -> str:
     if isinstance(dec, ast.Attribute):
         return dec.attr
     return ""
-
-
-def binds_locally(info: FuncInfo, name: str) -> bool:
-    """Is `name` a parameter or a variable of this def (bound in its own body, not in a nested
-    def)? Then it hides a def of that name in an enclosing function, as in Python."""
-    names = info.__dict__.get("_local_names")
-    if names is None:
-        names = set(info.params)
-        stack = list(info.node.body)
-        while stack:
-            stmt = stack.pop()
-            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                for block in _child_bodies(stmt):
-                    stack.extend(block)
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor,
-                                 ast.With, ast.AsyncWith)):
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else \
-                    [i.optional_vars for i in stmt.items if i.optional_vars is not None] \
-                    if isinstance(stmt, (ast.With, ast.AsyncWith)) else [stmt.target]
-                for target in targets:
-                    names.update(target_names(target))
-            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
-        info.__dict__["_local_names"] = names
-    return name in names
 
 
 def param_names(args: ast.arguments) -> list:
@@ -158,6 +137,7 @@ class ModuleIndex:
         self.module_names: set = set()       # every name bound at module level
         self.static_fields: set = set()      # attribute names declared static in a pytree class
         self._registered = None
+        self._model = None
         self._registration_calls: list = []  # `f(Name, ...)` statements: maybe pytree registrations
         words = _REGISTRATION_WORDS | {"def", "class", "global"}
         words |= {local for local, target in self.imports.aliases.items() if _is_registration(target)}
@@ -389,12 +369,32 @@ class ModuleIndex:
             return self.top_classes.get(node.id)
         return None
 
+    @property
+    def model(self) -> SemanticModel:
+        """The semantic model of the module (the analysis shares its own; else one of our own)."""
+        if self._model is None:
+            self._model = SemanticModel(self.tree)
+        return self._model
+
     def bindings_of(self, scope: FuncInfo) -> dict:
-        """`local_bindings` of a def, computed once per def."""
+        """What a def's body binds, as the semantic model says which names are local to it:
+        name -> the values bound (an expression, the node of a def or class; None for a binding
+        whose value is not one expression: a loop or `with` target, an import, an unpacked
+        element, `+=`). `global`/`nonlocal` names map to [None]. Parameters are not listed."""
         cache = self.__dict__.setdefault("_bindings", {})
         key = id(scope.node)
         if key not in cache:
-            cache[key] = local_bindings(scope.node)
+            where = self.model.scope(scope.node)
+            found = {}
+            for name, bindings in where.by_name.items():
+                values = [b.definition if b.definition is not None else
+                          b.value if b.kind in _VALUED else None
+                          for b in bindings if b.kind is not BindingKind.PARAMETER]
+                if values:
+                    found[name] = values
+            for name in where.declared_global | where.declared_nonlocal:
+                found[name] = [None]
+            cache[key] = found
         return cache[key]
 
     def local_instance(self, name: str, scope: Optional[FuncInfo]) -> Optional["ClassInfo"]:
@@ -543,62 +543,3 @@ def _small_literal(node) -> bool:
         len(getattr(node, "elts", None) or getattr(node, "keys", None) or ()) <= 1000
 
 
-def local_bindings(func_node) -> dict:
-    """What a function body binds, as Python decides which names are local to it: name -> the
-    binding nodes (an assigned value, a nested def or class node; None for any other binding:
-    a loop target, an import, `with ... as`, `except ... as`, a tuple target). Only statements
-    are visited (a binding inside an expression, `:=`, is not seen), not nested defs or classes,
-    which have scopes of their own. `global`/`nonlocal` names map to [None]."""
-    found: dict = {}
-
-    def add(name, value):
-        found.setdefault(name, []).append(value)
-
-    stack = list(func_node.body)
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            add(node.name, node)
-            continue
-        if kind is ast.Assign:
-            for target in node.targets:
-                if type(target) is ast.Name:
-                    add(target.id, node.value)
-                else:
-                    for name in target_names(target):
-                        add(name, None)
-        elif kind in (ast.AnnAssign, ast.AugAssign):
-            if type(node.target) is ast.Name:
-                add(node.target.id, node.value if kind is ast.AnnAssign else None)
-        elif kind in (ast.For, ast.AsyncFor):
-            for name in target_names(node.target):
-                add(name, None)
-        elif kind in (ast.With, ast.AsyncWith):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    for name in target_names(item.optional_vars):
-                        add(name, None)
-        elif kind in (ast.Import, ast.ImportFrom):
-            for alias in node.names:
-                add((alias.asname or alias.name).split(".")[0], None)
-        elif kind in (ast.Global, ast.Nonlocal):
-            for name in node.names:
-                found[name] = [None]
-        elif kind is ast.Match:
-            for case in node.cases:
-                for sub in ast.walk(case.pattern):
-                    name = getattr(sub, "name", None) or getattr(sub, "rest", None)
-                    if name:
-                        add(name, None)
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if block and isinstance(block, list):
-                stack.extend(block)
-        for handler in getattr(node, "handlers", ()) or ():
-            if handler.name:
-                add(handler.name, None)
-            stack.extend(handler.body)
-        for case in getattr(node, "cases", ()) or ():
-            stack.extend(case.body)
-    return found

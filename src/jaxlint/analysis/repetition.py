@@ -24,9 +24,9 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.calls import COMPREHENSIONS, _is_small_literal_collection, _walk_scope
+from jaxlint.analysis.calls import _is_small_literal_collection, _walk_scope
 from jaxlint.analysis.module import positional_params
-from jaxlint.analysis.syntax import LineFilter, pruned_walk, target_names, walk
+from jaxlint.analysis.syntax import COMPREHENSIONS, LineFilter, pruned_walk, target_names, walk
 from jaxlint.analysis.semantic import SemanticModel
 
 # How a name varies between repetitions. LITERAL: it comes from a loop over a literal collection of

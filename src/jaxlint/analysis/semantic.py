@@ -31,7 +31,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.syntax import target_names
+from jaxlint.analysis.syntax import Parents, target_names
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -601,7 +601,6 @@ class SemanticModel:
     @property
     def parents(self):
         if self._parents is None:
-            from jaxlint.analysis.calls import Parents
             self._parents = Parents(self.tree)
         return self._parents
 

@@ -13,6 +13,9 @@ import operator
 import re
 from typing import Optional
 
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
 
 def target_names(target):
     """The names an assignment target binds (`a, (b, *c) = ...` -> a, b, c)."""
@@ -163,3 +166,109 @@ def iter_statements(body, line_filter: Optional["LineFilter"] = None):
             stack.extend(reversed(handler.body))
         for case in getattr(stmt, "cases", ()) or ():
             stack.extend(reversed(case.body))
+
+
+class Parents:
+    """Parent links, found on demand.
+
+    Most files ask for the ancestors of a few nodes (jit sites and the calls of jitted functions),
+    and a parent map of the whole module costs a walk of every node. So each question descends
+    from the root through the children whose source span holds the node, and remembers the path.
+    When descents have visited more nodes than one full walk would, or a node cannot be placed by
+    its span (an expression inside a decorator lies outside its def's span), the whole map is
+    built once and answers from then on."""
+
+    def __init__(self, tree: ast.AST, descent_budget: int = 20_000):
+        self.tree = tree
+        self._known: dict = {}          # id(node) -> parent, for every node on a path found
+        self._full: Optional[dict] = None
+        self._budget = descent_budget   # child visits left before the whole map is cheaper
+
+    @property
+    def parent(self) -> dict:
+        """id(node) -> parent node, for the whole module."""
+        if self._full is None:
+            full = {}
+            todo = [self.tree]
+            for node in todo:       # breadth-first like ast.walk, each node's children listed once
+                for child in child_nodes(node):
+                    full[id(child)] = node
+                    todo.append(child)
+            self._full = full
+        return self._full
+
+    def parent_of(self, node) -> Optional[ast.AST]:
+        if self._full is not None:
+            return self._full.get(id(node))
+        if node is self.tree:
+            return None
+        key = id(node)
+        if key in self._known:
+            return self._known[key]
+        path = self._descend(node) if self._budget > 0 else None
+        if path is None:
+            return self.parent.get(key)
+        for parent, child in zip(path, path[1:]):
+            self._known[id(child)] = parent
+        return path[-2]
+
+    def _descend(self, target) -> Optional[list]:
+        """root ... target, following only children whose span contains the target's, or None."""
+        span = _span(target)
+        if span is None:
+            return None
+        path: list = []
+        stack = [(self.tree, 0)]
+        while stack:
+            node, depth = stack.pop()
+            del path[depth:]
+            path.append(node)
+            children = child_nodes(node)
+            self._budget -= len(children)
+            if self._budget <= 0:
+                return None
+            for child in children:
+                if child is target:
+                    return path + [child]
+            for child in reversed(children):
+                inner = _span(child)
+                if inner is None or (inner[0] <= span[0] and span[1] <= inner[1]):
+                    stack.append((child, depth + 1))
+        return None
+
+    def chain(self, node):
+        """Ancestors of `node`, innermost first."""
+        node = self.parent_of(node)
+        while node is not None:
+            yield node
+            node = self.parent_of(node)
+
+    def scope_of(self, node) -> Optional[ast.AST]:
+        for anc in self.chain(node):
+            if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                return anc
+        return None
+
+    def loops_of(self, node) -> list:
+        """Loops (and comprehensions) around `node` within its own function, innermost last."""
+        found = []
+        child = node
+        for anc in self.chain(node):
+            if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                break
+            if isinstance(anc, LOOPS) and child is not getattr(anc, "iter", None):
+                if not (isinstance(anc, ast.While) and child is anc.test) and child not in anc.orelse:
+                    found.append(anc)
+            elif isinstance(anc, COMPREHENSIONS):
+                found.append(anc)
+            child = anc
+        return list(reversed(found))
+
+
+def _span(node) -> Optional[tuple]:
+    """((line, col), (end line, end col)) of a node, None for nodes without positions."""
+    try:
+        span = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+    except AttributeError:
+        return None
+    return None if None in span[1] else span

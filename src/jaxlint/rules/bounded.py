@@ -17,6 +17,7 @@ from typing import Optional
 
 from jaxlint.analysis import calls
 from jaxlint.analysis.shown import Ctx, text_of
+from jaxlint.analysis.syntax import COMPREHENSIONS
 
 _TABLE_ANNOTATIONS = ("dict", "Dict", "Mapping", "typing.Dict", "typing.Mapping", "FrozenDict",
                       "collections.abc.Mapping", "frozendict")
@@ -293,7 +294,7 @@ def _bindings_in(loop) -> dict:
 def _targets_and_iterables(loop) -> list:
     if isinstance(loop, (ast.For, ast.AsyncFor)):
         return [(loop.target, loop.iter)]
-    if isinstance(loop, calls.COMPREHENSIONS):
+    if isinstance(loop, COMPREHENSIONS):
         return [(g.target, g.iter) for g in loop.generators]
     return []
 

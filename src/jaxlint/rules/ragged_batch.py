@@ -4,6 +4,7 @@ import ast
 
 from jaxlint.analysis import calls
 from jaxlint.analysis.batches import BatchSources, Ctx, RaggedLoop
+from jaxlint.analysis.syntax import COMPREHENSIONS
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 
@@ -87,7 +88,7 @@ class RaggedBatch(Rule):
                     if id(site.node) not in reported:
                         reported.add(id(site.node))
                         yield self._finding(site, ragged.source)
-            body = [loop] if isinstance(loop, calls.COMPREHENSIONS) else loop.body
+            body = [loop] if isinstance(loop, COMPREHENSIONS) else loop.body
             for site, how in self._through_helpers(analysis, sources, body, analysis.parents.scope_of(loop),
                                                    ragged, by_scope):
                 if id(site.node) not in reported:
