@@ -1,0 +1,114 @@
+"""What a user installing from PyPI gets: the licence and its metadata, project URLs that agree,
+classifiers that match `requires-python`, one version shared by the package, the metadata and
+the changelog, README links that work off GitHub, and an sdist that holds the package and leaves
+the test suite (which needs a clone) out."""
+
+import email
+import importlib.util
+import re
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+import jaxlint
+
+ROOT = Path(__file__).resolve().parent.parent
+REPOSITORY = "https://github.com/jaxlint/jaxlint"
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:                                           # pragma: no cover - 3.10
+    tomllib = pytest.importorskip("tomli")
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+PROJECT = PYPROJECT["project"]
+
+
+def test_licence_file_matches_the_declared_licence():
+    assert PROJECT["license"] == "Apache-2.0"
+    assert PROJECT["license-files"] == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION" in text
+
+
+def test_project_urls_point_at_one_repository():
+    urls = PROJECT["urls"]
+    assert set(urls) >= {"Homepage", "Documentation", "Changelog", "Issues"}
+    assert all(url.startswith(REPOSITORY) for url in urls.values()), urls
+    from jaxlint.engine import ISSUE_URL
+    from jaxlint.reporters import DOCS_URL
+    assert ISSUE_URL == urls["Issues"] and DOCS_URL.startswith(REPOSITORY + "/blob/main/")
+
+
+def test_classifiers_name_every_supported_python():
+    classifiers = PROJECT["classifiers"]
+    assert PROJECT["requires-python"] == ">=3.10"
+    versions = sorted(c.rsplit(" ", 1)[-1] for c in classifiers
+                      if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c))
+    assert versions == ["3.10", "3.11", "3.12", "3.13"]
+    for wanted in ("Operating System :: OS Independent", "Intended Audience :: Developers"):
+        assert wanted in classifiers
+    assert any(c.startswith("Development Status :: ") for c in classifiers)
+
+
+def test_version_is_one_constant_and_the_newest_release():
+    assert PROJECT["dynamic"] == ["version"] and "version" not in PROJECT
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "jaxlint.__version__"}
+    assert jaxlint.__version__ == "0.1.0"
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## \[([^\]]+)\](.*)$", changelog, re.MULTILINE)
+    assert headings[0] == ("Unreleased", "")
+    assert headings[1][0] == jaxlint.__version__
+    assert re.fullmatch(r" - \d{4}-\d{2}-\d{2}", headings[1][1])
+    # Unreleased is empty until something changes after the release
+    between = changelog.split("## [Unreleased]", 1)[1].split(f"## [{jaxlint.__version__}]", 1)[0]
+    assert between.strip() == ""
+    # every heading has its link reference at the bottom
+    references = dict(re.findall(r"^\[([^\]]+)\]: (\S+)$", changelog, re.MULTILINE))
+    assert set(references) >= {name for name, _ in headings}
+    assert all(url.startswith(REPOSITORY) for url in references.values())
+
+
+def test_readme_links_work_on_pypi():
+    """PyPI shows the README without the repository around it: a relative link is broken there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", readme)
+    assert targets, "the README links to its documentation"
+    relative = [t for t in targets if not re.match(r"[a-z]+:|#", t)]
+    assert relative == []
+    for target in targets:
+        if target.startswith(REPOSITORY + "/blob/main/"):
+            path = target[len(REPOSITORY + "/blob/main/"):].split("#")[0]
+            assert (ROOT / path).exists(), target
+
+
+@pytest.mark.slow
+def test_sdist_holds_the_package_and_leaves_the_tests_out(tmp_path):
+    if importlib.util.find_spec("build") is None:
+        pytest.skip("`build` is not installed (pip install build, or the `test` extra)")
+    proc = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path),
+                           str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    sdist, = tmp_path.glob("*.tar.gz")
+    assert sdist.name == f"flake8_jaxlint-{jaxlint.__version__}.tar.gz"
+    with tarfile.open(sdist) as tar:
+        names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+        pkg_info = email.message_from_bytes(
+            tar.extractfile(f"flake8_jaxlint-{jaxlint.__version__}/PKG-INFO").read())
+    for wanted in ("LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "docs/rules.md"):
+        assert wanted in names
+    package = {p.relative_to(ROOT).as_posix() for p in (ROOT / "src" / "jaxlint").rglob("*.py")
+               if "__pycache__" not in p.parts}
+    assert package <= names, sorted(package - names)
+    # the test suite needs a clone (git, the example, the hook file): it is not shipped half-way
+    assert not [n for n in names if n.startswith(("tests/", "benchmarks/", ".ci/"))]
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+    assert pkg_info["Version"] == jaxlint.__version__
+    assert pkg_info["License-Expression"] == "Apache-2.0"
+    assert pkg_info.get_all("License-File") == ["LICENSE"]
+    urls = dict(u.split(", ", 1) for u in pkg_info.get_all("Project-URL"))
+    assert urls == PROJECT["urls"]
