@@ -31,6 +31,8 @@ from jaxlint.verify.runreport import format_text, run_program
 from jaxlint.verify.verdicts import (CONFIRMED, GUESSED, INCONCLUSIVE, NOT_REPRODUCED, predicted_error,
                                      repetitions)
 
+pytestmark = pytest.mark.slow     # subprocesses, JAX or a language server: seconds each
+
 CASES = pathlib.Path(__file__).parent / "verify_cases"
 FOLDERS = sorted(p for p in FIXTURES.glob("JAX[123]*") if p.is_dir())
 FILES = sorted(p for folder in FOLDERS for p in folder.glob("*.py"))
