@@ -112,3 +112,38 @@ def test_sdist_holds_the_package_and_leaves_the_tests_out(tmp_path):
     assert pkg_info.get_all("License-File") == ["LICENSE"]
     urls = dict(u.split(", ", 1) for u in pkg_info.get_all("Project-URL"))
     assert urls == PROJECT["urls"]
+
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_opens_with_the_newcomers_commands_then_the_users_first_screen():
+    lines = README.splitlines()
+    assert lines[0] == "# jaxlint"
+    commands = [line.strip() for line in lines[1:6] if line.startswith("    ")]
+    assert commands == ["pip install -e . && jaxlint check examples/train.py",
+                        'pip install -e ".[test]" && python -m pytest -q']
+    headings = re.findall(r"^## (.+)$", README, re.MULTILINE)
+    first_screen = ["Install", "Run", "In CI: GitHub Actions with code scanning", "Develop",
+                    "What it does not do yet"]
+    assert headings[:len(first_screen)] == first_screen
+    for family in ("trace-time failures", "static-argument mistakes", "silent recompilation"):
+        assert family in README.split("## Install")[0]
+    develop = README.split("## Develop")[1].split("\n## ")[0]
+    assert 'python -m pytest -q -m "not slow"' in develop and "python -m pytest -q " in develop
+
+
+def test_readme_ci_snippet_writes_sarif_that_the_upload_step_reads(tmp_path):
+    """The workflow's jaxlint step, run as written on the shipped example."""
+    from console import run
+    snippet = README.split("```yaml", 1)[1].split("```", 1)[0]
+    assert "uses: github/codeql-action/upload-sarif@" in snippet
+    step, = [line.strip()[len("- run: "):] for line in snippet.splitlines()
+             if line.strip().startswith("- run: jaxlint ")]
+    sarif_file, = re.findall(r"sarif_file: (\S+)", snippet)
+    (tmp_path / "train.py").write_text((ROOT / "examples" / "train.py").read_text())
+    proc = run(*step.split()[1:], cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr            # findings fail the job
+    import json
+    report = json.loads((tmp_path / sarif_file).read_text())
+    assert report["version"] == "2.1.0" and len(report["runs"][0]["results"]) == 3
