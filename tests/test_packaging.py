@@ -6,6 +6,7 @@ the test suite (which needs a clone) out."""
 import email
 import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -90,10 +91,16 @@ def test_readme_links_work_on_pypi():
 def test_sdist_holds_the_package_and_leaves_the_tests_out(tmp_path):
     if importlib.util.find_spec("build") is None:
         pytest.skip("`build` is not installed (pip install build, or the `test` extra)")
-    proc = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path),
-                           str(ROOT)], capture_output=True, text=True, timeout=600)
+    # built from a copy: building writes metadata (src/*.egg-info) into the tree it builds
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(
+        ".git", "__pycache__", "*.egg-info", ".jaxlint_cache", ".hypothesis", ".pytest_cache",
+        "build", "dist", ".corpus", "fuzz-out"))
+    out = tmp_path / "dist"
+    proc = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(out),
+                           str(tree)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    sdist, = tmp_path.glob("*.tar.gz")
+    sdist, = out.glob("*.tar.gz")
     assert sdist.name == f"flake8_jaxlint-{jaxlint.__version__}.tar.gz"
     with tarfile.open(sdist) as tar:
         names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
