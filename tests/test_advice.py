@@ -4,7 +4,11 @@ be hashed), and a jnp result is a tracer under jit even from a static argument."
 
 import textwrap
 
+import pytest
+
 from console import run
+
+pytestmark = pytest.mark.slow     # the console script, a second per test
 
 ARRAY_PARAMETER = textwrap.dedent("""\
     import jax

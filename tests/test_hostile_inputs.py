@@ -18,6 +18,8 @@ from hostile_support import (GOOD, as_ordinary_reader, assert_good_file_linted, 
 from jaxlint.flake8_plugin import JaxlintChecker
 from jaxlint.source import source_lines
 
+pytestmark = pytest.mark.slow     # each test lints through `jaxlint check` and flake8 subprocesses
+
 JIT_SLICE = "import jax\n\n@jax.jit\ndef f(x, n):\n    return x[:n]\n"   # JAX104 at 5:12
 
 
@@ -52,7 +54,6 @@ def assert_finding(result, name, line, col, code="JAX104"):
 
 # -- syntax ---------------------------------------------------------------------------------------
 
-@pytest.mark.slow
 def test_syntax_error_is_one_line_with_file_line_column_and_parser_message(tmp_path):
     cli, fl8 = both(tmp_path, "bad.py", "import jax\n\ndef f(:\n    pass\n")
     assert cli.lines_for("bad.py") == ["bad.py:3:7: E999 syntax error: invalid syntax"]
@@ -60,7 +61,6 @@ def test_syntax_error_is_one_line_with_file_line_column_and_parser_message(tmp_p
     assert_one_error(fl8, "bad.py", "E999", 3, "SyntaxError: invalid syntax")
 
 
-@pytest.mark.slow
 def test_file_libcst_cannot_parse_but_python_can_is_linted(tmp_path):
     source = JIT_SLICE + "\n\n@jax.jit\ndef g(x, n):\n    y = () if 0 else(lambda:())\n    return x[:n]\n"
     ast.parse(source)
@@ -102,7 +102,6 @@ def test_missing_cookie_on_latin1_bytes(tmp_path):
     assert_one_error(cli, "nocookie.py", "E999", 6, "cannot decode as utf-8: byte 0xe9")
 
 
-@pytest.mark.slow
 def test_latin1_cookie_works(tmp_path):
     data = ("# -*- coding: latin-1 -*-\nNAME = 'café'\n" + JIT_SLICE).encode("latin-1")
     cli, fl8 = both(tmp_path, "latin.py", data)
@@ -110,14 +109,12 @@ def test_latin1_cookie_works(tmp_path):
         assert_finding(result, "latin.py", 7, 12)
 
 
-@pytest.mark.slow
 def test_utf8_bom(tmp_path):
     cli, fl8 = both(tmp_path, "bom.py", b"\xef\xbb\xbf" + JIT_SLICE.encode())
     for result in (cli, fl8):
         assert_finding(result, "bom.py", 5, 12)
 
 
-@pytest.mark.slow
 def test_nul_bytes(tmp_path):
     cli, fl8 = both(tmp_path, "nul.py", JIT_SLICE + "x = 1  \x00\n")
     assert cli.lines_for("nul.py") == ["nul.py:6:8: E999 source contains a NUL byte"]
@@ -167,7 +164,6 @@ def test_inconsistent_tabs_and_spaces(tmp_path):
     assert_one_error(fl8, "mixed.py", "E999", 7, "inconsistent use of tabs and spaces")
 
 
-@pytest.mark.slow
 def test_empty_and_comment_only_files(tmp_path):
     (tmp_path / "comment.py").write_text("# uses jax, one day\n")
     for result in both(tmp_path, "empty.py", b""):
@@ -200,7 +196,6 @@ def generated_table() -> str:
     return "# generated\nimport jax\n\nTABLE = [\n" + "".join(rows) + "]\n" + JIT_SLICE
 
 
-@pytest.mark.slow
 def test_5mb_generated_file_with_one_huge_literal(tmp_path):
     source = generated_blob()
     assert len(source) > FIVE_MB
@@ -209,7 +204,6 @@ def test_5mb_generated_file_with_one_huge_literal(tmp_path):
         assert_finding(result, "blob_pb2.py", 7, 12)
 
 
-@pytest.mark.slow
 def test_5mb_generated_table(tmp_path):
     """Through `jaxlint check`, and through the flake8 plugin on flake8's own tree: real flake8
     spends ~40 s of its own on a 120,000-line file (its tokenizer and pycodestyle), which would
@@ -232,7 +226,6 @@ def test_5mb_generated_table(tmp_path):
     assert plugin_cpu < 10, f"{plugin_cpu:.1f} s"
 
 
-@pytest.mark.slow
 def test_10000_functions_in_one_file(tmp_path):
     source = "import jax\n" + "".join(f"\n\n@jax.jit\ndef f{i}(x, n):\n    return x[:n]\n"
                                       for i in range(10_000))
@@ -243,7 +236,6 @@ def test_10000_functions_in_one_file(tmp_path):
         assert_finding(result, "many.py", 5 * 9_999 + 6, 12)
 
 
-@pytest.mark.slow
 def test_very_long_lines(tmp_path):
     long_list = ", ".join(str(i) for i in range(40_000))             # a ~230 kB line
     prefix = "    y = g(" + "1, " * 20_000                            # a 60 kB call
@@ -272,7 +264,6 @@ def nested_source(expr: str) -> str:
     return f"import jax\n\n@jax.jit\ndef f(x, n):\n    y = {expr}\n    return x[:n], y\n"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(NESTED_1000))
 def test_expressions_nested_1000_deep(tmp_path, shape):
     setup(tmp_path, "deep.py", nested_source(NESTED_1000[shape]))
@@ -292,7 +283,6 @@ def test_expressions_nested_1000_deep(tmp_path, shape):
     assert_finding(fl8, "deep.py", 6, 12)
 
 
-@pytest.mark.slow
 def test_nesting_deeper_than_python_parses_is_a_syntax_error(tmp_path):
     cli, fl8 = both(tmp_path, "deeper.py", nested_source("(" * 1000 + "x" + ")" * 1000))
     assert_one_error(cli, "deeper.py", "E999", 5, "too many nested parentheses")
@@ -398,7 +388,6 @@ raise SystemExit(main(sys.argv[1:]))
 '''
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_internal_error_is_one_line_and_the_other_files_are_linted(tmp_path, jobs):
     """A rule that raises on one file (planted: no known input does it) must cost only that file:

@@ -113,6 +113,7 @@ def test_extract_raises_only_notebook_errors():
         extract(b"null")
 
 
+@pytest.mark.slow
 def test_messages_name_cells_not_lines_of_the_joined_module(tmp_path):
     """A message that points at another place (the call that reaches a helper) names it as the
     user sees the notebook, `cell_N:line`, through the console script."""

@@ -140,6 +140,7 @@ def test_readme_opens_with_the_newcomers_commands_then_the_users_first_screen():
     assert 'python -m pytest -q -m "not slow"' in develop and "python -m pytest -q " in develop
 
 
+@pytest.mark.slow
 def test_readme_ci_snippet_writes_sarif_that_the_upload_step_reads(tmp_path):
     """The workflow's jaxlint step, run as written on the shipped example."""
     from console import run

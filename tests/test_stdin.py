@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow     # each test runs the console script
+
 FIX_FIXTURES = pathlib.Path(__file__).parent / "fix_fixtures"
 JAXLINT = (shutil.which("jaxlint", path=os.path.dirname(sys.executable))
            or shutil.which("jaxlint"))
@@ -54,7 +56,6 @@ def test_stdin_filename_names_the_text_and_implies_dash(tmp_path):
     assert out.decode().startswith("src/model.py:5:8: JAX101 ")
 
 
-@pytest.mark.slow
 def test_configuration_is_the_one_above_the_stdin_filename(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.jaxlint]\nignore = ["JAX101"]\nper-file-ignores = { "tests/*" = ["JAX1"] }\n'
