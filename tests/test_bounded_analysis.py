@@ -231,6 +231,7 @@ NAMES = ["self_recursion", "mutual_recursion", "helper_chain_3", "helper_chain_1
          "thousands_of_jitted_methods_calling_each_other"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", PROGRAMS, ids=NAMES)
 def test_adversarial_program_is_analysed_in_bounded_time(tmp_path, program):
     source, expected = program()
@@ -269,6 +270,7 @@ def test_static_argnums_too_long_to_print():
     assert result.internal_error is None
 
 
+@pytest.mark.slow
 def test_generated_table_is_not_evaluated_as_a_constant():
     # literal_eval of a 100,000-row module-level table took seconds and is never needed.
     rows = "".join(f"    ({i}, 'n{i}'),\n" for i in range(100_000))

@@ -113,6 +113,7 @@ def test_changed_version_invalidates(tree, monkeypatch):
     assert cache.hits == 0
 
 
+@pytest.mark.slow
 def test_two_concurrent_runs_leave_a_consistent_cache(tree):
     cmd = [sys.executable, "-m", "jaxlint", "check", "-j", "2", "--format", "json", str(tree)]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -183,6 +184,7 @@ def test_progress_only_after_half_a_second_and_erased(monkeypatch):
                                  "\r\x1b[K")
 
 
+@pytest.mark.slow
 def test_no_progress_when_stderr_is_not_a_terminal(tree):
     proc = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "-j", "1",
                            str(tree)], capture_output=True, text=True)

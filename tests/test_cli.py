@@ -4,6 +4,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 from jaxlint.cli import main
 
 SRC = pathlib.Path(__file__).parent.parent / "src"
@@ -54,6 +56,7 @@ def test_lints_its_own_source_without_crashing(capsys):
     assert code in (0, 1)
 
 
+@pytest.mark.slow
 def test_shipped_example_has_findings():
     proc = subprocess.run([sys.executable, "-m", "jaxlint", "check", str(EXAMPLE)],
                           capture_output=True, text=True)

@@ -321,6 +321,7 @@ json.dump(results, sys.stdout)
 """
 
 
+@pytest.mark.slow
 def test_fixed_trace_time_fixtures_run_under_jax(tmp_path):
     pytest.importorskip("jax")
     jobs, control = [], None

@@ -9,12 +9,15 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("jaxlint_fuzz_script", ROOT / "scripts" / "fuzz.py")
 fuzz = sys.modules["jaxlint_fuzz_script"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fuzz)
 
 
+@pytest.mark.slow
 def test_fixed_seed_fuzz_run_finds_no_crash_and_no_hang(tmp_path):
     summary = fuzz.fuzz(count=300, seed=20261202, out_dir=tmp_path, timeout=20.0,
                         pools=[ROOT / "tests" / "fixtures"])

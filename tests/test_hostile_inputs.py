@@ -18,6 +18,8 @@ from hostile_support import (GOOD, as_ordinary_reader, assert_good_file_linted, 
 from jaxlint.flake8_plugin import JaxlintChecker
 from jaxlint.source import source_lines
 
+pytestmark = pytest.mark.slow     # each test lints through `jaxlint check` and flake8 subprocesses
+
 JIT_SLICE = "import jax\n\n@jax.jit\ndef f(x, n):\n    return x[:n]\n"   # JAX104 at 5:12
 
 

@@ -8,6 +8,8 @@ their findings (so the files were analysed, not skipped), no marker may exist.
 
 import json
 
+import pytest
+
 from hostile_support import assert_sound, flake8, jaxlint
 
 PLANTED = '''import jax
@@ -71,6 +73,7 @@ def test_flake8_never_runs_the_code(tmp_path):
     assert list(markers.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_markers_would_be_written_if_the_code_ran(tmp_path):
     """The test above is only meaningful if running the file does write the markers."""
     import subprocess

@@ -111,3 +111,20 @@ def test_malformed_notebooks_are_one_error_line(tmp_path, capsys, content, probl
 def test_extract_raises_only_notebook_errors():
     with pytest.raises(NotebookError):
         extract(b"null")
+
+
+@pytest.mark.slow
+def test_messages_name_cells_not_lines_of_the_joined_module(tmp_path):
+    """A message that points at another place (the call that reaches a helper) names it as the
+    user sees the notebook, `cell_N:line`, through the console script."""
+    from console import run
+    path = notebook(tmp_path, [
+        cell("# Training\n", kind="markdown"),
+        cell("import jax\n%matplotlib inline\n"),
+        cell("@jax.jit\ndef step(x, n):\n    return shift(x, n)\n"),
+        cell("def shift(x, n):\n    return x[:n]\n")])
+    proc = run("check", "--no-cache", path, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    line, = proc.stdout.splitlines()
+    assert line.startswith(f"{path}:cell_4:2:12: JAX104 ")
+    assert "via `shift` (cell_3:3)" in line and "(line " not in line

@@ -13,6 +13,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow     # subprocesses, JAX or a language server: seconds each
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BAD = "import jax\n\n\n@jax.jit\ndef f(x, n):\n    return x[:n]\n"
 GOOD = ("import functools\n\nimport jax\n\n\n@functools.partial(jax.jit, static_argnames=('n',))\n"

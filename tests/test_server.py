@@ -5,6 +5,7 @@ it, the cache, and a server that outlives bad files and bad requests."""
 import asyncio
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -13,6 +14,10 @@ import pytest
 lsp = pytest.importorskip("lsprotocol.types")
 from pygls.exceptions import JsonRpcMethodNotFound  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
+
+import console  # noqa: E402
+
+pytestmark = pytest.mark.slow     # subprocesses, JAX or a language server: seconds each
 
 
 JAXLINT = (shutil.which("jaxlint", path=os.path.dirname(sys.executable))
@@ -79,10 +84,12 @@ def session(tmp_path, scenario, *server_args):
     """Start `jaxlint server`, initialise it with tmp_path as the workspace, run `scenario(client)`,
     then shut down and exit; returns the server's exit code."""
     assert JAXLINT, "the jaxlint console script is not installed next to this Python"
+    assert console.script() == JAXLINT          # and it runs this tree's code
 
     async def main():
         client = Client()
-        await client.start_io(JAXLINT, "server", *server_args, cwd=str(tmp_path))
+        await client.start_io(JAXLINT, "server", *server_args, cwd=str(tmp_path),
+                              env=console.environment())
         try:
             caps = lsp.ClientCapabilities(
                 workspace=lsp.WorkspaceClientCapabilities(
@@ -271,6 +278,89 @@ def test_results_come_from_the_cache_which_only_open_and_save_write(tmp_path):
         assert diagnostic.message == "served from the cache"
 
     assert session(tmp_path, scenario, "--cache-dir", str(cache)) == 0
+
+
+def test_notebook_documents_get_diagnostics_per_cell(tmp_path):
+    """LSP 3.17 notebook sync: the code cells are linted together (a jitted function in one cell,
+    the helper it calls in another), each finding lands on its own cell at the cell's line, a
+    message names other places as `cell_N:line`, and a change to one cell updates them all."""
+    path = tmp_path / "train.ipynb"
+    uri = path.as_uri()
+    sources = ["# Training\n",                                   # markdown: counted, not linted
+               "import jax\n%matplotlib inline\n",               # IPython syntax is skipped
+               "@jax.jit\ndef step(x, n):\n    return shift(x, n)\n",
+               "def shift(x, n):\n    return x[:n]\n",
+               "%%bash\necho not python\n"]
+    cells = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(len(sources))]
+
+    def document(version):
+        return lsp.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=version, cells=[
+            lsp.NotebookCell(kind=lsp.NotebookCellKind.Markup if i == 0 else lsp.NotebookCellKind.Code,
+                             document=cell) for i, cell in enumerate(cells)])
+
+    def published(client, after):
+        return {params.uri: params for params in client.published[after:]}
+
+    async def wait_for(client, after, wanted):
+        async def wait():
+            while not set(wanted) <= set(published(client, after)):
+                client.changed.clear()
+                await client.changed.wait()
+        await asyncio.wait_for(wait(), TIMEOUT)
+        return published(client, after)
+
+    async def scenario(client):
+        client.notebook_document_did_open(lsp.DidOpenNotebookDocumentParams(
+            notebook_document=document(1),
+            cell_text_documents=[lsp.TextDocumentItem(
+                uri=cell, language_id="markdown" if i == 0 else "python", version=1, text=text)
+                for i, (cell, text) in enumerate(zip(cells, sources))]))
+        found = await wait_for(client, 0, cells[1:])
+        diagnostic, = found[cells[3]].diagnostics               # the helper's slice, in cell 4
+        assert found[cells[3]].version == 1
+        assert diagnostic.code == "JAX104" and diagnostic.source == "jaxlint"
+        assert (diagnostic.range.start.line, diagnostic.range.start.character,
+                diagnostic.range.end.line, diagnostic.range.end.character) == (1, 11, 1, 16)
+        assert "via `shift` (cell_3:3)" in diagnostic.message, diagnostic.message
+        assert not re.search(r"\bline \d", diagnostic.message)
+        for other in (cells[1], cells[2], cells[4]):
+            assert list(found[other].diagnostics) == []
+
+        # the user makes `n` static in cell 3: cell 4's finding goes away
+        seen = len(client.published)
+        fixed = "import functools\n\n@functools.partial(jax.jit, static_argnames=('n',))\n" \
+                "def step(x, n):\n    return shift(x, n)\n"
+        client.notebook_document_did_change(lsp.DidChangeNotebookDocumentParams(
+            notebook_document=lsp.VersionedNotebookDocumentIdentifier(uri=uri, version=2),
+            change=lsp.NotebookDocumentChangeEvent(cells=lsp.NotebookDocumentCellChanges(
+                text_content=[lsp.NotebookDocumentCellContentChanges(
+                    document=lsp.VersionedTextDocumentIdentifier(uri=cells[2], version=2),
+                    changes=[lsp.TextDocumentContentChangeWholeDocument(text=fixed)])]))))
+        found = await wait_for(client, seen, cells[1:])
+        assert all(list(found[cell].diagnostics) == [] for cell in cells[1:])
+        assert found[cells[2]].version == 2
+
+        # a syntax error lands on its own cell
+        seen = len(client.published)
+        client.notebook_document_did_change(lsp.DidChangeNotebookDocumentParams(
+            notebook_document=lsp.VersionedNotebookDocumentIdentifier(uri=uri, version=3),
+            change=lsp.NotebookDocumentChangeEvent(cells=lsp.NotebookDocumentCellChanges(
+                text_content=[lsp.NotebookDocumentCellContentChanges(
+                    document=lsp.VersionedTextDocumentIdentifier(uri=cells[3], version=3),
+                    changes=[lsp.TextDocumentContentChangeWholeDocument(text="def shift(x, n:\n")])]))))
+        found = await wait_for(client, seen, cells[1:])
+        error, = found[cells[3]].diagnostics
+        assert error.code == "E999" and error.range.start.line == 0
+
+        client.notebook_document_did_close(lsp.DidCloseNotebookDocumentParams(
+            notebook_document=lsp.NotebookDocumentIdentifier(uri=uri),
+            cell_text_documents=[lsp.TextDocumentIdentifier(uri=cell) for cell in cells]))
+        seen = len(client.published)
+        found = await wait_for(client, seen, [cells[3]])
+        assert list(found[cells[3]].diagnostics) == []
+
+    assert session(tmp_path, scenario, "--no-cache") == 0
+    assert not path.exists()                      # nothing was written for the notebook
 
 
 def test_without_pygls_the_server_says_how_to_install_it(tmp_path):

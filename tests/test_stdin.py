@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow     # each test runs the console script
+
 FIX_FIXTURES = pathlib.Path(__file__).parent / "fix_fixtures"
 JAXLINT = (shutil.which("jaxlint", path=os.path.dirname(sys.executable))
            or shutil.which("jaxlint"))

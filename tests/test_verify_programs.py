@@ -25,6 +25,8 @@ from jaxlint.verify.api import verify_paths
 from jaxlint.verify.runreport import format_text, run_program
 from jaxlint.verify.verdicts import CONFIRMED, GUESSED, INCONCLUSIVE, NOT_REPRODUCED
 
+pytestmark = pytest.mark.slow     # subprocesses, JAX or a language server: seconds each
+
 CASES = pathlib.Path(__file__).parent / "verify_cases"
 NAMES = ["program_calls.py", "methods_and_nested.py", "type_test_program.py", "growth_and_batches.py",
          "shape_drift.py", "lookalike_vmap_int.py", "lookalike_static_field.py", "lookalike_partial_bound.py",

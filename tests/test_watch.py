@@ -10,6 +10,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from jaxlint import watch
 from jaxlint.config import ConfigFinder
 
@@ -87,6 +89,7 @@ def test_files_the_run_itself_writes_do_not_start_another_run(tmp_path):
     assert seen[1][0] >= 5.0 and seen[1][1]["a.py"] == "x = 'edited'\n"
 
 
+@pytest.mark.slow
 def test_watch_command_relints_on_change_and_stops_on_ctrl_c(tmp_path):
     bad = tmp_path / "model.py"
     bad.write_text(BAD)

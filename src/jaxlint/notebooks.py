@@ -20,6 +20,11 @@ _HELP = re.compile(r"^\??[\w.]+(\(\))?\?{1,2}$|^\?{1,2}[\w.]+$")
 _MAGIC_ASSIGN = re.compile(r"^[\w.,\s\[\]()]+=\s*[%!]")
 
 
+# `line 12`, `lines 3, 5 and 9` in a message: lines of the joined module.
+_LINE_MENTION = re.compile(r"\b(lines?) (\d+(?:(?:, and |, | and )\d+)*)\b")
+_LINE_NUMBER = re.compile(r"\d+")
+
+
 class NotebookError(Exception):
     """The file is not a notebook we can read; the message says why."""
 
@@ -39,6 +44,21 @@ class CellMap:
             return None, "", line
         i = max(bisect.bisect_right(self.starts, line) - 1, 0)
         return self.numbers[i], self.ids[i], line - self.starts[i] + 1
+
+    def relabel(self, message: str) -> str:
+        """A message with each `line N` of the joined module written `cell_K:M`, as the user sees
+        the notebook: `(line 12)` -> `(cell_3:4)`, `lines 3 and 9` -> `cell_2:1 and cell_3:1`."""
+        if not self.starts or "line" not in message:
+            return message
+
+        def cell_line(number: str) -> str:
+            cell, _, line = self.locate(int(number))
+            return f"cell_{cell}:{line}"
+
+        def replace(match) -> str:
+            return _LINE_NUMBER.sub(lambda m: cell_line(m.group(0)), match.group(2))
+
+        return _LINE_MENTION.sub(replace, message)
 
     def to_json(self) -> list:
         return [list(self.starts), list(self.numbers), list(self.ids)]

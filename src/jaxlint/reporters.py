@@ -54,13 +54,15 @@ def collect(reports):
             errors.append(Item(report.path, 0, 1, "E902", report.io_error))
         if res.error:
             cell, cell_id, line = where(res.error_line)
-            errors.append(Item(report.path, line, res.error_col + 1, "E999", res.error, cell, cell_id))
+            message = cells.relabel(res.error) if cells else res.error
+            errors.append(Item(report.path, line, res.error_col + 1, "E999", message, cell, cell_id))
         if res.internal_error:
             errors.append(Item(report.path, 1, 1, "JAX000", res.internal_error))
         for f in res.findings:
             if report.config.enabled(f.code, report.path):
                 cell, cell_id, line = where(f.line)
-                findings.append(Item(report.path, line, f.col + 1, f.code, f.message, cell,
+                message = cells.relabel(f.message) if cells else f.message
+                findings.append(Item(report.path, line, f.col + 1, f.code, message, cell,
                                      cell_id, f))
     return findings, errors
 

@@ -6,7 +6,10 @@ Built on pygls (`pip install "flake8-jaxlint[server]"`). What it offers:
   documentation, the range of the flagged expression;
 - code actions: each finding's checked fix (unsafe ones say so in their title), "add
   `# noqa: CODE`", and `source.fixAll.jaxlint` (every safe fix at once);
-- hover on a finding: the rule's "why is this bad" and "use instead".
+- hover on a finding: the rule's "why is this bad" and "use instead";
+- notebooks (LSP 3.17 notebook documents): the code cells are joined in order as `jaxlint check`
+  joins a `.ipynb`, and each cell gets its own diagnostics, at its own lines, with messages that
+  name other places as `cell_N:line`.
 
 A buffer is linted as the file at its path would be by `jaxlint check`: the configuration found
 above it, its per-file-ignores and excludes, and the cache (read always; written when the
@@ -202,6 +205,99 @@ def _file_diagnostic(positions, line, char, code, message) -> "lsp.Diagnostic":
                           source=SOURCE)
 
 
+# -- notebooks --------------------------------------------------------------------------------------
+
+@dataclass
+class Cell:
+    """One cell of a notebook document as the client last sent it."""
+
+    uri: str
+    code: bool                  # a code cell in Python (markdown and other languages are not linted)
+    text: str
+
+
+def notebook_json(cells) -> bytes:
+    """The cells as an nbformat 4 notebook, so that the notebook is linted exactly as `jaxlint
+    check` lints a `.ipynb` file: same joining, same IPython handling, same cell numbers."""
+    import json
+    entries = []
+    for cell in cells:
+        entry = {"cell_type": "code" if cell.code else "raw", "metadata": {}, "source": cell.text}
+        if cell.code:
+            entry.update(outputs=[], execution_count=None)
+        entries.append(entry)
+    return json.dumps({"cells": entries, "metadata": {}, "nbformat": 4,
+                       "nbformat_minor": 5}).encode("utf-8")
+
+
+def diagnose_notebook(cells: list, path: Optional[str], name: str, root: str, cache, store: bool,
+                      encoding: str) -> dict:
+    """{cell uri: [Diagnostic]} for every cell of a notebook document (an empty list clears a
+    cell). Never raises: a jaxlint bug is one JAX000 diagnostic on the first cell."""
+    found = {cell.uri: [] for cell in cells}
+    if not cells:
+        return found
+    try:
+        _diagnose_notebook(found, cells, path, name, root, cache, store, encoding)
+    except Exception as exc:  # noqa: BLE001 - a jaxlint bug on one notebook is a diagnostic
+        from jaxlint.engine import internal_error_text
+        found = {cell.uri: [] for cell in cells}
+        first = next((cell for cell in cells if cell.code), cells[0])
+        found[first.uri] = [_file_diagnostic(Positions(first.text, encoding), 0, 0, "JAX000",
+                                             internal_error_text(name, exc))]
+    return found
+
+
+def _diagnose_notebook(found, cells, path, name, root, cache, store, encoding):
+    from jaxlint.config import ConfigError, ConfigFinder
+    from jaxlint.notebooks import extract
+    from jaxlint.reporters import collect, docs_url
+    from jaxlint.runner import lint_data
+    from jaxlint.spans import Spans
+    first = next((cell for cell in cells if cell.code), cells[0])
+    try:
+        finder = ConfigFinder()
+        config = finder.for_path(path) if path else finder.for_dir(os.path.abspath(root))
+    except ConfigError as exc:
+        found[first.uri] = [_file_diagnostic(Positions(first.text, encoding), 0, 0, "config",
+                                             f"jaxlint configuration error: {exc}")]
+        return
+    if path and config.excluded(path):
+        return
+    if not name.endswith(".ipynb"):     # an untitled notebook: linted as one all the same
+        name += ".ipynb"
+    data = notebook_json(cells)
+    report = lint_data(name, data, config, cache if path else None, store)
+    findings, errors = collect([report])
+    joined = extract(data)
+    spans = Spans(joined[0]) if joined is not None else None
+    positions = {}
+
+    def cell_of(item):
+        if item.cell is None or not 1 <= item.cell <= len(cells):
+            return first
+        return cells[item.cell - 1]
+
+    def at(cell):
+        if cell.uri not in positions:
+            positions[cell.uri] = Positions(cell.text, encoding)
+        return positions[cell.uri]
+
+    for error in errors:
+        cell = cell_of(error)
+        found[cell.uri].append(_file_diagnostic(at(cell), max(error.line - 1, 0),
+                                                max(error.column - 1, 0), error.code, error.message))
+    for item in findings:
+        f, cell = item.finding, cell_of(item)
+        start, end = spans.span(f.line, f.col) if spans is not None else (item.column - 1, item.column)
+        where = at(cell)
+        found[cell.uri].append(lsp.Diagnostic(
+            range=lsp.Range(start=where.position(item.line - 1, start),
+                            end=where.position(item.line - 1, end)),
+            message=item.message, severity=severity(item.code), code=item.code, source=SOURCE,
+            code_description=lsp.CodeDescription(href=docs_url(item.code))))
+
+
 # -- code actions ---------------------------------------------------------------------------------
 
 def compute_fixes(linted: Linted, findings: list) -> dict:
@@ -330,6 +426,13 @@ class Document:
     task: Optional[object] = None          # asyncio.Task linting the latest version
 
 
+@dataclass
+class Notebook:
+    uri: str
+    task: Optional[object] = None          # asyncio.Task linting the latest version
+    published: set = field(default_factory=set)    # cell uris that were sent diagnostics
+
+
 class Protocol(LanguageServerProtocol):
     """pygls's protocol, except that a request whose parameters cannot be read gets an error
     answer: pygls logs such a message and drops it, which leaves the client waiting forever."""
@@ -348,9 +451,14 @@ class JaxlintServer(LanguageServer):
 
     def __init__(self, cache=None):
         super().__init__(SOURCE, __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
+                         notebook_document_sync=lsp.NotebookDocumentSyncOptions(
+                             notebook_selector=[lsp.NotebookDocumentFilterWithCells(
+                                 notebook="*", cells=[lsp.NotebookCellLanguage(language="python")])],
+                             save=True),
                          protocol_cls=Protocol)
         self.cache = cache
         self.documents: dict = {}
+        self.notebooks: dict = {}           # notebook uri -> Notebook
         self.shut_down = False
         self.warmed = False
         self.worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="jaxlint-lsp")
@@ -413,6 +521,63 @@ class JaxlintServer(LanguageServer):
             self.warmed = True
             loop.run_in_executor(self.worker, _load_fixer)
         return linted
+
+    def schedule_notebook(self, uri: str, delay: float = 0.0, store: bool = False) -> None:
+        """Lint the notebook's current cells after `delay` (cancelling a pending lint of an older
+        version) and publish each cell's diagnostics if the notebook has not changed since."""
+        state = self.notebooks.setdefault(uri, Notebook(uri))
+        if state.task is not None and not state.task.done():
+            state.task.cancel()
+        state.task = asyncio.ensure_future(self._lint_notebook(state, delay, store))
+
+    def notebook_cells(self, uri: str) -> Optional[tuple]:
+        """(version, [Cell]) of the notebook as pygls keeps it, or None once it is closed."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return None
+        cells = []
+        for cell in notebook.cells:
+            document = self.workspace.get_text_document(cell.document)
+            code = cell.kind == lsp.NotebookCellKind.Code and \
+                (document.language_id or "python").lower() in ("python", "python3", "ipython")
+            cells.append(Cell(cell.document, code, document.source))
+        return notebook.version, cells
+
+    async def _lint_notebook(self, state, delay, store):
+        if delay:
+            await asyncio.sleep(delay)
+        snapshot = self.notebook_cells(state.uri)
+        if snapshot is None:
+            return
+        version, cells = snapshot
+        path = to_fs_path(state.uri) if state.uri.startswith("file:") else None
+        loop = asyncio.get_running_loop()
+        try:
+            found = await loop.run_in_executor(self.worker, diagnose_notebook, cells, path,
+                                               path or state.uri, self.root, self.cache, store,
+                                               self.encoding)
+        except RuntimeError:                # shutting down
+            return
+        now = self.notebook_cells(state.uri)
+        if now is None or now[0] != version or [c.text for c in now[1]] != [c.text for c in cells]:
+            return                          # edited (or closed) meanwhile: a newer lint follows
+        for uri in state.published - set(found):    # cells deleted since: cleared
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        for uri, diagnostics in found.items():
+            document = self.workspace.get_text_document(uri)
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+                uri=uri, diagnostics=diagnostics, version=document.version))
+        state.published = set(found)
+
+    def close_notebook(self, uri: str, cell_uris) -> None:
+        state = self.notebooks.pop(uri, None)
+        published = set(cell_uris)
+        if state is not None:
+            if state.task is not None:
+                state.task.cancel()
+            published |= state.published
+        for cell in sorted(published):
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=cell, diagnostics=[]))
 
     async def current(self, uri: str) -> Optional[Linted]:
         """The lint of the document's current text, waiting for it if it is under way."""
@@ -490,6 +655,8 @@ def _register(server: JaxlintServer) -> None:
         if uri.endswith("/pyproject.toml"):
             for doc in list(ls.documents.values()):     # the configuration of every buffer
                 ls.schedule(doc)
+            for notebook in list(ls.notebooks):
+                ls.schedule_notebook(notebook)
             return
         doc = ls.documents.get(uri)
         if doc is not None:
@@ -504,6 +671,23 @@ def _register(server: JaxlintServer) -> None:
             doc.task.cancel()
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=params.text_document.uri, diagnostics=[]))
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls: JaxlintServer, params: lsp.DidOpenNotebookDocumentParams):
+        ls.schedule_notebook(params.notebook_document.uri, store=True)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls: JaxlintServer, params: lsp.DidChangeNotebookDocumentParams):
+        ls.schedule_notebook(params.notebook_document.uri, delay=DEBOUNCE)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(ls: JaxlintServer, params: lsp.DidSaveNotebookDocumentParams):
+        ls.schedule_notebook(params.notebook_document.uri, store=True)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls: JaxlintServer, params: lsp.DidCloseNotebookDocumentParams):
+        ls.close_notebook(params.notebook_document.uri,
+                          [cell.uri for cell in params.cell_text_documents])
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
         code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False))

@@ -105,11 +105,27 @@ def describe_place(frame) -> str:
 
 
 def static_fix(value, frame) -> str:
-    """The usual remedy: make the originating jit parameter static."""
-    if len(value.params) == 1 and frame.entry_kind.startswith("jit"):
+    """The usual remedy: make the originating jit parameter static. Not offered when it would
+    not work: the value went through a JAX operation (`jnp.ceil(n)`, `x.max()`), whose result
+    is a tracer under jit even from a static argument, or the parameter is used as an array,
+    which JAX refuses as a static argument (arrays are unhashable)."""
+    if len(value.params) == 1 and frame.entry_kind.startswith("jit") and not stays_traced(value):
         name = next(iter(value.params))
         return f"mark `{name}` static (static_argnames=({name!r},))"
     return ""
+
+
+def stays_traced(value) -> bool:
+    """Whether the value came out of a jnp/lax call or an array method on the way from its
+    parameter: that result is staged under jit whatever the parameter is."""
+    return any(step.endswith("()") for step in value.path[1:])
+
+
+def used_as_array(value) -> bool:
+    """Whether the parameter had an array method called on it (`x.max()`, `jnp.abs(x).sum()`):
+    evidence that it is an array, which cannot be a static argument."""
+    return bool(value.params) and any(step.startswith(".") and step.endswith("()")
+                                      for step in value.path[1:])
 
 
 def finding_at(rule, node, message, frame, value) -> Finding:

@@ -1,6 +1,6 @@
 """JAX102 traced-to-python."""
 
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix, used_as_array
 from jaxlint.rules.make_static import MAKE_STATIC_FIX, make_parameter_static
 
 
@@ -50,6 +50,11 @@ class TracedToPython(SinkRule):
         how = sink.detail.get("how", "conversion")
         fix = static_fix(sink.value, sink.frame)
         remedy = fix or "keep the computation in jnp (jnp.asarray, jnp.* functions) or use jax.debug.print"
+        if used_as_array(sink.value):
+            name = sorted(sink.value.params)[0]
+            remedy = (f"keep it traced (use the jnp value instead of {how}); `{name}` is an array, "
+                      f"which cannot be static (unhashable): if a Python number is needed, compute "
+                      f"it outside jit and pass it as a separate static argument")
         return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)} is "
                 f"converted to a Python value by {how}: this fails at trace time "
                 f"(ConcretizationTypeError / TracerIntegerConversionError). Fix: {remedy}")

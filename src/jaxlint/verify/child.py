@@ -166,18 +166,50 @@ def _remember(session, args, kwargs):
 
 # -- the job ---------------------------------------------------------------------------------------
 
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def import_roots(path: str) -> tuple:
+    """([folders the file's own imports need on sys.path], its package or ""), as an installed
+    project would have them: for a file under `<project>/src/` (the project found by its
+    pyproject.toml, setup.py or setup.cfg), the `src/` folder, so that `import mypkg` works without
+    PYTHONPATH; for a file inside a package (folders with `__init__.py`) of a flat layout, the
+    project folder. The package is the dotted folder path from that root, for relative imports."""
+    directory = os.path.dirname(os.path.abspath(path))
+    project = directory
+    while not any(os.path.isfile(os.path.join(project, m)) for m in PROJECT_MARKERS):
+        parent = os.path.dirname(project)
+        if parent == project:
+            return [], ""
+        project = parent
+    src = os.path.join(project, "src")
+    if directory == src or directory.startswith(src + os.sep):
+        root = src
+    elif os.path.isfile(os.path.join(directory, "__init__.py")) and directory != project:
+        root = project
+    else:
+        return [], ""
+    parts = os.path.relpath(directory, root).split(os.sep) if directory != root else []
+    package = ".".join(parts) if parts and all(p.isidentifier() for p in parts) else ""
+    return [root], package
+
+
 def import_module(path: str, name: str, lines=()):
     """Import `path` as module `name` (never "__main__", so its main block does not run), with a
     marker before the statements starting on `lines` (see `marks.py`)."""
     import ast
 
     directory = os.path.dirname(path)
-    if directory not in sys.path:
-        sys.path.insert(0, directory)
+    roots, package = import_roots(path)
+    for folder in reversed([directory] + roots):
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
+    if package:                         # `from .util import f` resolves in the real package
+        module.__package__ = package
     sys.modules[name] = module
     marks.SPANS.clear()                 # the previous file's, when a child verifies several
     if not lines:

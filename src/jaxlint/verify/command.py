@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 
@@ -172,6 +173,42 @@ def _write_report(report: str, output_file) -> bool:
     return True
 
 
+# The names the verifier gives its own helpers in the child process, and how a user writes the
+# same thing: `__jaxlint_trace__('head', x=__jaxlint_jnp__.ones((4,)))` is `head(x=jnp.ones((4,)))`.
+_INTERNAL = (
+    (re.compile(r"__jaxlint_trace__\(\s*(['\"])([\w.]+)\1\s*(?:,\s*)?"), r"\2("),
+    (re.compile(r"__jaxlint_guess__\(\s*([\w.]+)\s*(?:,\s*)?"), r"\1("),
+    (re.compile(r"__jaxlint_jnp__"), "jnp"),
+    (re.compile(r"__jaxlint_jax__"), "jax"),
+    (re.compile(r"__jaxlint_mark__\(\d+\);?\s*"), ""),
+    (re.compile(r"\b_jaxlint_verify_\d+_(\w+)"), r"\1"),
+    (re.compile(r"__jaxlint_(\w+?)__"), r"\1"),
+)
+
+
+def public(value):
+    """`value` (a string, or lists and dicts of them) with the verifier's internal names written
+    as the user would write them."""
+    if isinstance(value, str):
+        if "jaxlint_" not in value:
+            return value
+        for pattern, replacement in _INTERNAL:
+            value = pattern.sub(replacement, value)
+        return value
+    if isinstance(value, dict):
+        return {key: public(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [public(item) for item in value]
+    return value
+
+
+def shown_verdict(v) -> str:
+    """The verdict a report counts: a confirmation that needed guessed inputs is "confirmed on
+    guessed inputs", never "confirmed", whatever the guess chose."""
+    from jaxlint.verify.verdicts import CONFIRMED, GUESSED
+    return GUESSED if v.verdict == CONFIRMED and v.basis == "guessed" else v.verdict
+
+
 def _shown(path: str) -> str:
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
@@ -187,19 +224,23 @@ def paths_text(results, elapsed: float) -> str:
         ran += fv.status not in ("skipped", "no-examples", "lint-error")
         if fv.error is not None:
             error = fv.error
-            lines.append(f"{path}:{error['line']}:{error['col']}: {error['code']} {error['message']} "
-                         f"(not verified)")
+            lines.append(public(f"{path}:{error['line']}:{error['col']}: {error['code']} "
+                                f"{error['message']} (not verified)"))
         for v in fv.findings:
-            counts[v.verdict] += 1
+            verdict = shown_verdict(v)
+            counts[verdict] += 1
             f = v.finding
-            label = {NOT_REPRODUCED: "NOT REPRODUCED", GUESSED: "confirmed on guessed inputs"}.get(v.verdict, v.verdict)
-            line = f"{path}:{f.line}:{f.col + 1}: {f.code} {label}: {v.reason}"
+            label = {NOT_REPRODUCED: "NOT REPRODUCED", GUESSED: "confirmed on guessed inputs"}.get(verdict, verdict)
+            reason = v.reason
+            if verdict == GUESSED and reason.startswith("on guessed inputs "):
+                reason = reason[len("on guessed inputs "):]      # the label says it
+            line = public(f"{path}:{f.line}:{f.col + 1}: {f.code} {label}: {reason}")
             if v.verdict == NOT_REPRODUCED:
                 line += " -- the finding looks like a false alarm"
                 refuted.append(line)
             lines.append(line)
         for note in fv.notes:
-            lines.append(f"{path}: note: {note['text']}")
+            lines.append(public(f"{path}: note: {note['text']}"))
     if refuted:
         lines.append("")
         lines.append(f"NOT REPRODUCED ({len(refuted)}): the program's own inputs ran these lines under the "
@@ -224,16 +265,16 @@ def paths_json(results, elapsed: float) -> dict:
     for fv in results:
         findings = []
         for v in fv.findings:
-            counts[v.verdict] += 1
+            counts[shown_verdict(v)] += 1
             f = v.finding
             findings.append({"code": f.code, "line": f.line, "col": f.col + 1, "message": f.message,
                              "function": f.function, "entry": f.entry, "param": f.param,
-                             "verdict": v.verdict, "basis": v.basis, "reason": v.reason,
+                             "verdict": shown_verdict(v), "basis": v.basis, "reason": v.reason,
                              "evidence": v.evidence})
         files.append({"path": fv.path, "status": fv.status, "seconds": fv.seconds, "cpu_seconds": fv.cpu_seconds,
                       "error": fv.error, "findings": findings, "examples": fv.examples, "notes": fv.notes,
                       "compiles": fv.compiles, "expected_compiles": fv.expected_compiles})
-    return {"files": files, "summary": dict(counts, files=len(results), seconds=round(elapsed, 2))}
+    return public({"files": files, "summary": dict(counts, files=len(results), seconds=round(elapsed, 2))})
 
 
 # -- --run mode ------------------------------------------------------------------------------------
@@ -250,12 +291,12 @@ def run_main(args, target: str, program_args, module: bool) -> int:
                          memory_mb=args.memory_limit, stdout_to_stderr=separate)
     over = [fr for fr in report.functions if args.max_compiles is not None and fr.compiles > args.max_compiles]
     if args.format == "json":
-        payload = to_json(report)
+        payload = public(to_json(report))
         payload["max_compiles"] = args.max_compiles
         payload["over_max_compiles"] = [fr.stats.qualname for fr in over]
         text = json.dumps(payload, indent=2) + "\n"
     else:
-        text = format_text(report)
+        text = public(format_text(report))
         for fr in over:
             text += (f"\nFAILED --max-compiles {args.max_compiles}: `{fr.stats.qualname}` compiled "
                      f"{fr.compiles} times")
