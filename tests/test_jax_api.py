@@ -152,3 +152,19 @@ def test_numpy_argsort_of_a_tracer_fails_under_jit():
 def test_trim_zeros_of_a_tracer_fails_under_jit():
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.jit(jnp.trim_zeros)(jnp.array([0.0, 1.0, 0.0]))
+
+
+@pytest.mark.parametrize("name", sorted(api_tables.NUMPY_METADATA))
+def test_numpy_metadata_functions_return_python_values_under_jit(name):
+    # the analysis reads these as static whatever they are given: check that a tracer gives a
+    # Python (or NumPy) value, never a tracer and never an error
+    func = getattr(np, name.split(".", 1)[1])
+    seen = []
+
+    def probe(x):
+        extra = {"np.issubdtype": (np.floating,)}.get(name, ())
+        seen.append(func(x, *extra))
+        return x
+
+    jax.jit(probe)(jnp.ones((2, 3), jnp.float32))
+    assert seen and not isinstance(seen[0], jax.core.Tracer), (name, seen)

@@ -22,6 +22,7 @@ import tempfile
 from typing import Optional
 
 import jaxlint
+from jaxlint.analysis.crossmodule import ExternalCall
 from jaxlint.findings import FileResult, Finding, Fix
 from jaxlint.notebooks import CellMap
 
@@ -151,7 +152,8 @@ def encode(result: FileResult, cells: Optional[CellMap]) -> dict:
         findings.append(item)
     return {"findings": findings, "error": result.error, "error_line": result.error_line,
             "error_col": result.error_col, "internal_error": result.internal_error,
-            "notes": list(result.notes), "cells": cells.to_json() if cells else None}
+            "notes": list(result.notes), "cells": cells.to_json() if cells else None,
+            "outgoing": [call.to_json() for call in result.outgoing]}
 
 
 def decode(path: str, payload: dict):
@@ -173,6 +175,7 @@ def decode(path: str, payload: dict):
         raise ValueError("malformed error")
     result = FileResult(path=path, findings=findings, error=error,
                         error_line=int(payload["error_line"]), error_col=int(payload["error_col"]),
-                        internal_error=payload["internal_error"], notes=list(payload["notes"]))
+                        internal_error=payload["internal_error"], notes=list(payload["notes"]),
+                        outgoing=[ExternalCall.from_json(item) for item in payload.get("outgoing", ())])
     cells = CellMap.from_json(payload["cells"]) if payload["cells"] is not None else None
     return result, cells

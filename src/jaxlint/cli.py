@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="only the report: no summary line, no progress display")
     out.add_argument("--verbose", "-v", action="store_true",
                      help="also print notes on stderr (files skipped, analysis cut short)")
+    out.add_argument("--no-project", action="store_true",
+                     help="analyse each file alone: do not follow a trace into the project's other "
+                          "modules (config: project-analysis = false)")
     out.add_argument("--confirmed-only", action="store_true",
                      help="hide findings that `jaxlint verify` ran and found not reproduced in "
                           "this exact file content (reads its saved verdicts; runs nothing)")
@@ -138,6 +141,8 @@ def overrides(args) -> dict:
         out["jit_decorators"] = parse_jit_decorators(args.jit_decorators, "--jit-decorators", "")
     if getattr(args, "confirmed_only", False):
         out["confirmed_only"] = True
+    if getattr(args, "no_project", False):
+        out["project_analysis"] = False
     return out
 
 

@@ -23,7 +23,7 @@ DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "buil
 DEFAULT_THRESHOLD = 16
 JAX_JIT_KEYWORDS = ("static_argnums", "static_argnames")
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-        "unrolled-loop-threshold", "jit-decorators", "confirmed-only")
+        "unrolled-loop-threshold", "jit-decorators", "confirmed-only", "project-analysis")
 _SELECTOR = re.compile(r"^JAX[0-9]{0,3}$")
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -49,13 +49,14 @@ class Config:
     unrolled_loop_threshold: int = DEFAULT_THRESHOLD
     jit_decorators: dict = field(default_factory=dict)  # dotted name -> (argnums kw, argnames kw)
     confirmed_only: bool = False            # hide findings `jaxlint verify` found not reproduced
+    project_analysis: bool = True           # follow traces into the project's other modules
     root: str = ""                          # directory patterns are relative to ("" = cwd)
     source: str = ""                        # the pyproject.toml it came from, for messages
 
     def fingerprint(self) -> str:
         """What changes findings: part of the cache key."""
         wrappers = sorted((k, tuple(v)) for k, v in self.jit_decorators.items())
-        return repr((self.unrolled_loop_threshold, wrappers))
+        return repr((self.unrolled_loop_threshold, wrappers) + (() if self.project_analysis else ("file-local",)))
 
     @functools.cached_property
     def _root_prefix(self) -> str:
@@ -236,7 +237,7 @@ def from_table(table: dict, pyproject: str) -> Config:
             values[name] = parse_threshold(value, where, label)
         elif key == "jit-decorators":
             values[name] = parse_jit_decorators(value, where, label)
-        elif key == "confirmed-only":
+        elif key in ("confirmed-only", "project-analysis"):
             if not isinstance(value, bool):
                 raise ConfigError(where, label, "expected true or false")
             values[name] = value

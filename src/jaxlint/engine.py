@@ -50,12 +50,15 @@ def suppressed(finding: Finding, lines: list) -> bool:
 # -- the pipeline -------------------------------------------------------------------------------
 
 def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=None, lines=None,
-                 notes: Optional[list] = None) -> list:
+                 notes: Optional[list] = None, project=None, externals=(),
+                 outgoing: Optional[list] = None) -> list:
     """Run every rule over one parsed module; findings deduplicated and sorted.
 
     `lines` (the source lines) lets the analysis skip statements that cannot hold a jit site;
     `notes` collects what a user may want to know under --verbose (an exhausted budget)."""
-    analysis = Analysis(tree, path, config, lines)
+    analysis = Analysis(tree, path, config, lines, project=project, externals=externals)
+    if outgoing is not None:
+        outgoing.extend(analysis.outgoing)
     if analysis.budget_exhausted and notes is not None:
         notes.append("analysis budget exhausted: functions after the budget ran out were not analysed")
     findings = []
@@ -89,12 +92,14 @@ def lint_source(text: str, path: str = "<unknown>", config=None, rules=None,
 
 
 def lint_file(path: str, config=None, rules=None, data: Optional[bytes] = None,
-              honour_noqa: bool = True) -> FileResult:
+              honour_noqa: bool = True, project=None, externals=()) -> FileResult:
+    """`project` (project.Project): follow traces into the project's other modules (the calls
+    are in the result's `outgoing`); `externals`: other modules' calls into this one."""
     with paused_gc():       # parse + analysis without cyclic GC passes: see source.paused_gc
-        return _lint_file(path, config, rules, data, honour_noqa)
+        return _lint_file(path, config, rules, data, honour_noqa, project, externals)
 
 
-def _lint_file(path, config, rules, data, honour_noqa) -> FileResult:
+def _lint_file(path, config, rules, data, honour_noqa, project=None, externals=()) -> FileResult:
     result = FileResult(path=path)
     try:
         parsed = load(path, data)
@@ -106,13 +111,14 @@ def _lint_file(path, config, rules, data, honour_noqa) -> FileResult:
         return result
     if parsed is None:
         return result
-    return _lint_parsed(parsed, result, config, rules, honour_noqa)
+    return _lint_parsed(parsed, result, config, rules, honour_noqa, project, externals)
 
 
-def _lint_parsed(parsed: ParsedModule, result: FileResult, config, rules, honour_noqa) -> FileResult:
+def _lint_parsed(parsed: ParsedModule, result: FileResult, config, rules, honour_noqa, project=None,
+                 externals=()) -> FileResult:
     try:
         findings = deepstack.call(analyse_tree, parsed.tree, result.path, config, rules, parsed.lines,
-                                  result.notes)
+                                  result.notes, project, externals, result.outgoing)
     except RecursionError:
         result.notes.append("nested too deeply to analyse; skipped")
         return result

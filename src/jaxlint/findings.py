@@ -41,7 +41,8 @@ class Finding:
     # The facts behind a trace-time finding, for the JSON output, the fixer and the verifier
     # (which read these, never the message): what kind of entry traced the value
     # ("jitted function", "lax.scan body", ...), the path the value took from the parameter
-    # (("x", ".max()")), and the calls from the entry to `function` ((callee, call line), ...).
+    # (("x", ".max()")), and the calls from the entry to `function` ((callee, call line, file),
+    # ...; the file is "" for a call in this file).
     entry_kind: str = ""
     path: tuple = ()
     chain: tuple = ()
@@ -75,3 +76,5 @@ class FileResult:
     error_col: int = 0
     internal_error: Optional[str] = None  # a jaxlint bug, reported so other files still lint
     notes: list = field(default_factory=list)  # --verbose information (skipped, parse fallback)
+    # calls this file's traces make into other modules of the project (crossmodule.ExternalCall)
+    outgoing: list = field(default_factory=list)

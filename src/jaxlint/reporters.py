@@ -204,7 +204,8 @@ def _facts(f) -> dict:
     """The facts behind a finding, as the analysis recorded them (absent ones left out)."""
     facts = {"entry": f.entry or None, "entry_kind": f.entry_kind or None,
              "value_path": list(f.path) or None,
-             "chain": [{"function": name, "line": line} for name, line in f.chain] or None}
+             "chain": [dict(function=hop[0], line=hop[1], **({"file": hop[2]} if len(hop) > 2 and hop[2] else {}))
+                       for hop in f.chain] or None}
     return {key: value for key, value in facts.items() if value is not None}
 
 

@@ -47,9 +47,24 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+_PROJECTS: dict = {}      # project root -> Project, per process
+
+
+def _project(root: Optional[str]):
+    if not root:
+        return None
+    if root not in _PROJECTS:
+        from jaxlint.project import Project
+        _PROJECTS[root] = Project.at(root)
+    return _PROJECTS[root]
+
+
 def lint_one(task) -> dict:
-    """Worker entry point: (path, bytes, config) -> an encoded result. Never raises."""
-    path, data, config = task
+    """Worker entry point: (path, bytes, config[, project root, external calls]) -> an encoded
+    result. Never raises."""
+    path, data, config = task[:3]
+    root = task[3] if len(task) > 3 else None
+    externals = task[4] if len(task) > 4 else ()
     cells = None
     try:
         if path.endswith(".ipynb"):
@@ -57,7 +72,7 @@ def lint_one(task) -> dict:
             result, cells = lint_notebook(path, data, config)
         else:
             from jaxlint.engine import lint_file
-            result = lint_file(path, config=config, data=data)
+            result = lint_file(path, config=config, data=data, project=_project(root), externals=externals)
     except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
         from jaxlint.engine import internal_error_text
         result = FileResult(path=path, internal_error=internal_error_text(path, exc))
@@ -86,7 +101,109 @@ def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
             cache.put(os.path.abspath(report.path), key, payload)
     if meter:
         meter.close()
+    link_modules(reports, jobs, cache)
     return reports
+
+
+MAX_ROUNDS = 3          # a trace followed through at most this many module boundaries
+MAX_IMPORTERS = 200     # files read to find the traces that reach the files linted
+MAX_NAMED = 32          # linting more files than this: the project is taken as linted whole
+
+
+def link_modules(reports, jobs=None, cache: Optional[Cache] = None) -> None:
+    """Trace-time facts across modules: each traced call into another module of the project
+    (a result's `outgoing`) is run in that module's analysis, whose findings land on its lines.
+    When only some files of a project are linted, the files importing them are read too (their
+    findings are not reported), so a helper linted alone still sees the jitted step that calls
+    it. Rounds repeat while a helper's run calls into yet another module."""
+    universe = {os.path.abspath(r.path): r for r in reports
+                if r.config.project_analysis and not r.io_error and not r.path.endswith(".ipynb")
+                and _root_of(r.path)}
+    if not universe:
+        return
+    if len(universe) <= MAX_NAMED:
+        _add_importers(universe, jobs, cache)
+    applied: dict = {}
+    for _ in range(MAX_ROUNDS):
+        wanted: dict = {}
+        for path, report in universe.items():
+            for call in report.result.outgoing:
+                if call.path in universe and call.path != path:
+                    wanted.setdefault(call.path, set()).add(call)
+        todo = [(path, calls) for path, calls in sorted(wanted.items()) if calls != applied.get(path)]
+        if not todo:
+            return
+        tasks = []
+        for path, calls in todo:
+            report = universe[path]
+            try:
+                data = report.data if report.data is not None else read_file(report.path)
+            except SourceError:
+                continue
+            ordered = tuple(sorted(calls, key=repr))
+            key = found = None
+            if cache:
+                key = cache.key(path, data, f"{report.config.fingerprint()}\0calls\0{ordered!r}")
+                found = cache.get(path, key)
+            applied[path] = calls
+            if found is not None:
+                report.result, report.cells = found
+                report.result.path = report.path
+                continue
+            tasks.append((report, key, (report.path, data, report.config, _root_of(report.path), ordered)))
+        for (report, key, _), payload in zip(tasks, _analyse([t for *_, t in tasks], jobs, None)):
+            report.result, report.cells = decode(report.path, payload)
+            if cache and not report.result.internal_error:
+                cache.put(os.path.abspath(report.path), key, payload)
+
+
+_ROOTS: dict = {}
+
+
+def _root_of(path: str) -> Optional[str]:
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in _ROOTS:
+        from jaxlint.project import find_root
+        _ROOTS[folder] = find_root(folder)
+    return _ROOTS[folder]
+
+
+def _add_importers(universe: dict, jobs, cache) -> None:
+    """Add (unreported) the project files that import the linted ones, transitively, so that
+    their traces into the linted files are seen; a whole project linted at once needs none."""
+    frontier = list(universe)
+    extra = []
+    for _ in range(MAX_ROUNDS):
+        found = []
+        for path in frontier:
+            project = _project(_root_of(path))
+            if project is None:
+                continue
+            for other in project.importers(path):
+                full = os.path.abspath(other)
+                if full not in universe and full not in found and len(extra) + len(found) < MAX_IMPORTERS:
+                    found.append(full)
+        if not found:
+            break
+        config = universe[frontier[0]].config if frontier[0] in universe else None
+        for full in found:
+            report = FileReport(path=full, config=config or Config(), result=FileResult(path=full))
+            universe[full] = report
+            extra.append(report)
+        frontier = found
+    pending = []
+    for report in extra:
+        try:
+            data = read_file(report.path)
+        except SourceError:
+            continue
+        miss = _from_cache(report, data, cache)
+        if miss is not None:
+            pending.append(miss)
+    for (report, key, _), payload in zip(pending, _analyse([t for *_, t in pending], jobs, None)):
+        report.result, report.cells = decode(report.path, payload)
+        if cache and not report.result.internal_error:
+            cache.put(os.path.abspath(report.path), key, payload)
 
 
 def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache]):
@@ -103,7 +220,8 @@ def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache]):
         report.result, report.cells = found
         report.result.path = path
         return None
-    return report, key, (path, data, config)
+    root = _root_of(path) if config.project_analysis else None
+    return report, key, (path, data, config, root)
 
 
 def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = None,

@@ -123,6 +123,10 @@ NUMPY_ARRAY_RESULTS = {
     "np.full_like", "np.diag", "np.tri", "np.triu", "np.tril", "np.cumsum", "np.sort",
     "np.argsort", "np.copy", "np.frombuffer", "np.fromfunction", "np.random.permutation",
 }
+# NumPy functions that read an array's metadata: given a tracer they return a Python value (a
+# shape, a dtype, a bool) and never call __array__ (tests/test_jax_api.py checks each under jit).
+NUMPY_METADATA = {"np.shape", "np.ndim", "np.size", "np.dtype", "np.result_type", "np.issubdtype",
+                  "np.isscalar", "np.iscomplexobj", "np.isrealobj"}
 # Attributes of an array that are Python values under trace.
 STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "sharding", "aval", "weak_type", "itemsize",
                      "nbytes", "named_shape"}

@@ -44,8 +44,10 @@ class Frame:
     function: str
     entry: str
     entry_kind: str                 # "jit" | "transform" | "vmap" ...
-    chain: tuple = ()               # ((callee, call line), ...) from the entry to `function`
+    chain: tuple = ()               # ((callee, call line, transform[, file]), ...) from the entry to
+                                    # `function`; a hop with a file was made in another module
     muted: bool = False             # code that checks for tracers itself: written to run both ways
+    origin: str = ""                # the file of the entry, when another module's trace led here
 
 
 @dataclass
@@ -125,6 +127,7 @@ class ModuleFlow:
         self.runs = 0
         self.steps = 0
         self.make_shown = None       # set by the Analysis: builds the file's `Shown` when first needed
+        self.external = None         # a crossmodule.ProjectView: calls into other modules of the project
         self._shown = None
 
     def shown(self):
@@ -1017,6 +1020,8 @@ class FunctionRun:
                 kwargs[kw.arg] = value
         func = n.func
         touched = any(v.traced for v in args) or any(v.traced for v in kwargs.values())
+        if touched and self.tracing and self.flow.external is not None:
+            self._external_call(n, args, kwargs)
         qual = self.qualname(func)
         if qual is not None:
             self._inputs_traced = touched
@@ -1036,6 +1041,18 @@ class FunctionRun:
         result = self.call_value(n, callee, args, kwargs)
         self._inputs_traced = touched or callee.bound is not None and any(v.traced for v in callee.bound[0])
         return result
+
+    def _external_call(self, n: ast.Call, args, kwargs) -> None:
+        """A function of another module of the project, called here with traced arguments: the
+        call is recorded for that module's analysis (crossmodule.py)."""
+        root = n.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or self.env.is_local(root.id):
+            return
+        target = self.flow.external.target_of(n.func)
+        if target is not None:
+            self.flow.external.record(target, n, args, kwargs, self.frame)
 
     def _transformed_method(self, owner, n: ast.Attribute, base: V) -> Optional[V]:
         """`self.grad` when the class assigns it once, as a transform of one of its own methods
@@ -1125,6 +1142,9 @@ class FunctionRun:
             if shown is not None:
                 self.flow.record("print", n, shown, self.frame)
             return vals.static(None)
+        if name == "hasattr" and len(args) == 2 and first.traced and first.leaf != CONTAINER \
+                and isinstance(n.args[1], ast.Constant) and n.args[1].value in api.STATIC_ATTRIBUTES:
+            return vals.static(True)      # every tracer has .shape, .dtype...: the test is decided
         if name == "isinstance" and len(args) == 2:
             if first.traced and not first.maykey:
                 types = self._scalar_types(n.args[1])
@@ -1193,6 +1213,8 @@ class FunctionRun:
                 self.flow.record("convert", n, bad, self.frame, how=f"{qual}()")
                 return STATIC_V
             return STATIC_V if all(v.state == STATIC for v in everything) else UNKNOWN_V
+        if qual in api.NUMPY_METADATA:
+            return STATIC_V           # np.shape(x), np.dtype(x)...: a Python value, tracer or not
         if qual.startswith("np."):
             bad = vals.first_traced(everything)
             if bad is not None and qual in api.NUMPY_CONVERTING and bad.leaf != CONTAINER:
@@ -1632,7 +1654,7 @@ class FunctionRun:
             chain = chain + ((name, n.lineno, transform),)
         frame = Frame(function=name if not isinstance(node, ast.Lambda) else self.frame.function,
                       entry=self.frame.entry, entry_kind=self.frame.entry_kind, chain=chain,
-                      muted=self.frame.muted or self.flow.inspects_tracers(node))
+                      muted=self.frame.muted or self.flow.inspects_tracers(node), origin=self.frame.origin)
         if starts_trace:     # a plain function hands this body to lax/vmap/grad: tracing starts here
             kind = "vmapped function" if transform == "jax.vmap" else "differentiated function" \
                 if transform in api.DIFF_WRAPPERS else f"{transform} body"

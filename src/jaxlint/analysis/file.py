@@ -14,6 +14,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
+from jaxlint.analysis.crossmodule import ProjectView, value_of
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, evaluate_literal, param_names, positional_params
@@ -40,7 +41,11 @@ ENTRY_KINDS = {
 class Analysis:
     """Everything the rules read about one module, computed once."""
 
-    def __init__(self, tree: ast.Module, path: str = "<unknown>", config=None, lines=None):
+    def __init__(self, tree: ast.Module, path: str = "<unknown>", config=None, lines=None,
+                 project=None, externals=()):
+        """`project` (a project.Project) lets traces follow calls into the project's other
+        modules (recorded in `outgoing`); `externals` are such calls made by other modules into
+        this one (crossmodule.ExternalCall), run here so that their findings land on our lines."""
         self.tree = tree
         self.lines = lines
         self.path = path
@@ -75,7 +80,12 @@ class Analysis:
         self._shown = None
         self._jit_calls = None
         self.notes: list = []          # what a rule chose not to report, and why (--verbose)
+        if project is not None:
+            self.flow.external = ProjectView(project, path, tree)
         self._run_entries()
+        for call in externals:
+            self._guarded(self._run_external, call)
+        self.outgoing: list = list(self.flow.external.calls) if self.flow.external is not None else []
         self.sinks = self.flow.sinks
 
     def release(self):
@@ -347,6 +357,40 @@ class Analysis:
         except (Budget, RecursionError):
             self.budget_exhausted = True
 
+    def _run_external(self, call):
+        """Run a module-level function of this module as another module's trace calls it: the
+        arguments it passes traced are traced here, the others unknown."""
+        info = next((f for f in self.index.functions if f.parent is None and f.cls is None
+                     and f.name == call.name), None)
+        if info is None or any(e.func is info and e.is_jit for e in self.entries):
+            return      # a jitted function called inside a trace is inlined by its own rules
+        args = info.node.args
+        positional = [a.arg for a in args.posonlyargs + args.args]
+        names = set(positional) | {a.arg for a in args.kwonlyargs}
+        bindings = {}
+        for i, taint in enumerate(call.args):
+            if i < len(positional):
+                bindings[positional[i]] = value_of(taint)
+            elif args.vararg is not None:
+                bindings[args.vararg.arg] = vals.UNKNOWN_V
+        for name, taint in call.kwargs:
+            if name in names:
+                bindings[name] = value_of(taint)
+        defaults = _defaults_of(args)
+        for name in names | {a.arg for a in (args.vararg, args.kwarg) if a is not None}:
+            if name not in bindings:
+                bindings[name] = vals.UNKNOWN_V
+                if name in defaults:
+                    try:
+                        bindings[name] = vals.static(evaluate_literal(defaults[name]))
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        bindings[name] = vals.STATIC_V
+        bindings = {k: v.extend(k) for k, v in bindings.items()}
+        chain = tuple((name, line, None, path) for name, line, path in call.chain)
+        frame = Frame(function=info.qualname, entry=call.entry, entry_kind=call.entry_kind, chain=chain,
+                      muted=self.flow.inspects_tracers(info.node), origin=call.origin)
+        FunctionRun(self.flow, info, Env(None, bindings), frame, 1, tracing=True, unrolls=True).run()
+
     def _run_host(self, host):
         """Run a plain function eagerly; the lax/vmap bodies it calls are traced with its values."""
         bindings = {name: vals.UNKNOWN_V for name in host.params}
@@ -514,3 +558,11 @@ def _is_scalar_literal(node) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool, complex))
+
+
+def _defaults_of(args: ast.arguments) -> dict:
+    """param -> default expression of a def's parameters."""
+    positional = args.posonlyargs + args.args
+    out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
+    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return out

@@ -8,6 +8,7 @@ are code: the test suite lints them, so the documentation cannot drift from the 
 
 from __future__ import annotations
 
+import os
 import textwrap
 from typing import Iterable
 
@@ -98,10 +99,20 @@ def describe_origin(value) -> str:
 def describe_place(frame) -> str:
     """`jitted function `f`` or `helper `g` (called from jitted `f` at line 12)`."""
     kind = frame.entry_kind
+    if frame.origin:        # another module's trace: the chain names files and lines
+        hops = [f"{_file(frame.origin)} `{frame.entry}`"]
+        for hop in frame.chain:
+            where = f"{_file(hop[3])}:{hop[1]}" if len(hop) > 3 and hop[3] else f"line {hop[1]}"
+            hops.append(f"`{hop[0]}` ({where})")
+        return f"`{frame.function}`, reached from {kind} " + " -> ".join(hops)
     if not frame.chain:
         return f"{kind} `{frame.entry}`"
-    hops = " <- ".join(f"`{name}` (line {line})" for name, line, _ in reversed(frame.chain))
+    hops = " <- ".join(f"`{hop[0]}` (line {hop[1]})" for hop in reversed(frame.chain))
     return f"`{frame.function}`, reached from {kind} `{frame.entry}` via {hops}"
+
+
+def _file(path: str) -> str:
+    return os.path.basename(path)
 
 
 def static_fix(value, frame) -> str:
@@ -133,7 +144,8 @@ def finding_at(rule, node, message, frame, value) -> Finding:
                    function=frame.function, entry=frame.entry,
                    param=",".join(sorted(value.params)) if value is not None else "",
                    entry_kind=frame.entry_kind, path=tuple(value.path) if value is not None else (),
-                   chain=tuple((name, line) for name, line, *_ in frame.chain))
+                   chain=tuple((hop[0], hop[1], hop[3] if len(hop) > 3 and hop[3] else "")
+                               for hop in frame.chain))
 
 
 # Which code reports each kind of sink the dataflow records: one table, read by the trace-time

@@ -1,0 +1,132 @@
+"""Traced values that cross a module boundary: a jitted function in one module calling a helper
+defined in another.
+
+While the dataflow traces a function, a call of a function that another module of the project
+defines, with a traced argument, is recorded as an `ExternalCall`: the target (file, name), what
+each argument is (traced: its leaf kind, the path it took, the entry's parameters it comes from;
+else nothing), and how the trace got there (entry, kind, file, the chain of calls with files).
+Plain data, so it is cached with the file's result and handed to the analysis of the target
+module, which runs the helper with those values: its findings land on the helper's lines and
+name the chain across files (`train.py:6 step -> ops.py:5 clip_positive`).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from jaxlint.analysis import values as vals
+
+
+@dataclass(frozen=True)
+class ExternalCall:
+    path: str              # the file of the module that defines the callee
+    name: str              # the callee's name in that module
+    args: tuple            # per positional argument: a taint (see `taint_of`) or None
+    kwargs: tuple          # ((keyword, taint or None), ...)
+    entry: str             # the traced function the trace started from
+    entry_kind: str        # "jitted function", "lax.scan body", ...
+    origin: str            # the file of the entry
+    chain: tuple           # ((callee, call line, file), ...) from the entry to this call
+
+    def to_json(self) -> list:
+        return [self.path, self.name, [list(t) if t else None for t in self.args],
+                [[k, list(t) if t else None] for k, t in self.kwargs], self.entry, self.entry_kind, self.origin,
+                [list(hop) for hop in self.chain]]
+
+    @classmethod
+    def from_json(cls, item) -> "ExternalCall":
+        path, name, args, kwargs, entry, kind, origin, chain = item
+        return cls(path, name, tuple(_taint(t) for t in args), tuple((k, _taint(t)) for k, t in kwargs),
+                   entry, kind, origin, tuple(tuple(hop) for hop in chain))
+
+
+def _taint(item):
+    if item is None:
+        return None
+    if item[0] == "static":
+        return ("static", item[1])
+    leaf, path, params, boolish = item
+    return (leaf, tuple(path), tuple(params), bool(boolish))
+
+
+_LITERALS = (bool, int, float, str, type(None))
+
+
+def taint_of(value, node=None) -> Optional[tuple]:
+    """What crosses the boundary: for a traced value (leaf kind, path, parameters, boolish); for
+    a literal written at the call (`node`, the argument's expression) ("static", value); else
+    None (unknown: a value the caller's own file decided may differ for callers elsewhere)."""
+    if value is None or value.diff:
+        return None
+    if value.traced:
+        return (value.leaf, tuple(value.path), tuple(sorted(value.params)), bool(value.boolish))
+    if isinstance(node, ast.Constant) and type(node.value) in _LITERALS:
+        return ("static", node.value)
+    return None
+
+
+def value_of(taint) -> "vals.V":
+    if taint is None:
+        return vals.UNKNOWN_V
+    if taint[0] == "static":
+        return vals.static(taint[1])
+    leaf, path, params, boolish = taint
+    return vals.traced(leaf=leaf, path=tuple(path), params=frozenset(params), boolish=boolish)
+
+
+class ProjectView:
+    """What one module of a project sees of the others: the targets of its imported names, and
+    the external calls its traces make (collected in `calls`)."""
+
+    def __init__(self, project, path: str, tree):
+        from jaxlint.project import import_bindings
+        self.project = project
+        self.path = os.path.abspath(path)
+        self.imported = import_bindings(tree.body)
+        self.calls: list = []
+        self._seen: set = set()
+        self._targets: dict = {}
+
+    def target_of(self, func) -> Optional[object]:
+        """The project Target a callee expression names through this module's imports."""
+        parts = []
+        node = func
+        while hasattr(node, "attr") and hasattr(node, "value"):
+            parts.append(node.attr)
+            node = node.value
+        root = getattr(node, "id", None)
+        if root is None or root not in self.imported:
+            return None
+        dotted = ".".join([self.imported[root]] + list(reversed(parts)))
+        if dotted not in self._targets:
+            target = self.project.resolve(dotted, self.path)
+            if target is not None and os.path.abspath(target.path) == self.path:
+                target = None
+            self._targets[dotted] = target
+        return self._targets[dotted]
+
+    def record(self, target, call, args, kwargs, frame) -> None:
+        line = call.lineno
+        nodes = [a for a in call.args if not isinstance(a, ast.Starred)]
+        if len(nodes) != len(call.args):
+            return        # `f(*xs)`: which parameter gets what is not known
+        by_keyword = {kw.arg: kw.value for kw in call.keywords if kw.arg is not None}
+        taints = tuple(taint_of(v, node) for v, node in zip(args, nodes))
+        ktaints = tuple((k, taint_of(v, by_keyword.get(k))) for k, v in kwargs.items())
+        if not any(t and t[0] != "static" for t in taints) and \
+                not any(t and t[0] != "static" for _, t in ktaints):
+            return
+        here = self.path
+        chain = tuple(hop if len(hop) > 3 and hop[3] else (hop[0], hop[1], here)
+                      for hop in frame.chain) + ((target.name, line, here),)
+        chain = tuple(hop[:2] + (hop[-1],) for hop in chain)
+        origin = frame.origin or here
+        call = ExternalCall(os.path.abspath(target.path), target.name, taints, ktaints, frame.entry,
+                            frame.entry_kind, origin, chain)
+        key = (call.path, call.name, call.args, call.kwargs, call.entry, call.origin)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.calls.append(call)

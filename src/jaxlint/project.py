@@ -1,0 +1,268 @@
+"""The project around a file: its root, its modules, and what an imported name refers to.
+
+A JAX program is several modules: the jitted step in `train.py`, its helpers in `ops.py`. The
+index maps module names to files and back, without importing anything: a project root is the
+nearest folder upward holding `pyproject.toml`, `setup.cfg`, `setup.py` or `.git`; its source
+roots are `src/` (when it holds packages) and the root itself. An imported name (`from .ops
+import clip`, `import pkg.ops as ops; ops.clip`, a re-export through `__init__.py`) resolves to
+the file of the module that defines it and the name inside that module. Installed packages are
+outside the project and never read.
+
+Only what is asked is read (a module's imports, for a re-export), once per content; every
+question has a small budget, so a large tree costs only what the linted files reach.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+SKIP_DIRS = {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "env", "__pycache__", "node_modules",
+             "build", "dist", ".eggs", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".jaxlint_cache"}
+MAX_RE_EXPORT_HOPS = 4
+MAX_FILES = 20_000
+
+
+def find_root(path: str) -> Optional[str]:
+    """The project root of a file or folder: the nearest folder upward with a root marker; with
+    none, the folder Python would run it from (the one above its outermost package)."""
+    start = os.path.abspath(path)
+    if not os.path.isdir(start):
+        start = os.path.dirname(start)
+    here = start
+    while True:
+        if any(os.path.exists(os.path.join(here, marker)) for marker in ROOT_MARKERS):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return package_root(os.path.join(start, "__init__.py"))
+        here = parent
+
+
+def package_root(path: str) -> str:
+    """The folder above the outermost package holding a file (its own folder outside packages):
+    where `python -m` or a script beside it would import it from."""
+    here = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(here, "__init__.py")):
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return here
+
+
+@dataclass(frozen=True)
+class Target:
+    """A name defined in a module of the project: the module's file and the name in it."""
+
+    path: str
+    module: str
+    name: str
+
+
+@dataclass
+class Project:
+    """Module names and files of one project root."""
+
+    root: str
+    source_roots: list = field(default_factory=list)
+    _imports: dict = field(default_factory=dict)      # path -> (mtime, size, {local: (level, dotted)})
+    _files: Optional[list] = None
+
+    @classmethod
+    def for_path(cls, path: str) -> Optional["Project"]:
+        root = find_root(path)
+        if root is None:
+            return None
+        return cls.at(root)
+
+    @classmethod
+    def at(cls, root: str) -> "Project":
+        roots = []
+        src = os.path.join(root, "src")
+        if os.path.isdir(src) and any(os.path.isfile(os.path.join(src, d, "__init__.py")) or d.endswith(".py")
+                                      for d in _listdir(src)):
+            roots.append(src)
+        roots.append(root)
+        return cls(root=root, source_roots=roots)
+
+    # -- names and files ------------------------------------------------------------------------
+    def roots_for(self, path: str) -> list:
+        """Where imports in the file at `path` are looked up: the folder above its outermost
+        package (or its own folder), then the project's source roots."""
+        first = package_root(path)
+        return [first] + [r for r in self.source_roots if r != first]
+
+    def module_name(self, path: str) -> Optional[str]:
+        """`pkg.ops` for `<source root>/pkg/ops.py` (`pkg` for `pkg/__init__.py`)."""
+        full = os.path.abspath(path)
+        for root in self.roots_for(full):
+            rel = os.path.relpath(full, root)
+            if rel.startswith(os.pardir) or not rel.endswith(".py"):
+                continue
+            parts = rel[:-3].split(os.sep)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if parts and all(p.isidentifier() for p in parts):
+                return ".".join(parts)
+        return None
+
+    def is_package(self, path: str) -> bool:
+        return os.path.basename(path) == "__init__.py"
+
+    def module_path(self, name: str, from_path: Optional[str] = None) -> Optional[str]:
+        """The file of module `name` in the project, or None (an installed package, a typo)."""
+        if not name or not all(p.isidentifier() for p in name.split(".")):
+            return None
+        rel = name.replace(".", os.sep)
+        for root in self.roots_for(from_path) if from_path else self.source_roots:
+            if not _inside(root, self.root):
+                continue
+            for candidate in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
+                if os.path.isfile(candidate):
+                    return candidate
+        return None
+
+    def absolute(self, dotted: str, from_path: str) -> Optional[str]:
+        """A relative name (`.ops.clip`, `..util.f`) made absolute from the module at `from_path`."""
+        level = len(dotted) - len(dotted.lstrip("."))
+        if level == 0:
+            return dotted
+        here = self.module_name(from_path)
+        if here is None:
+            return None
+        package = here.split(".") if self.is_package(from_path) else here.split(".")[:-1]
+        if level - 1 > len(package):
+            return None
+        base = package[:len(package) - (level - 1)]
+        rest = dotted[level:]
+        return ".".join(base + ([rest] if rest else [])) or None
+
+    def resolve(self, dotted: str, from_path: str, hops: int = 0) -> Optional[Target]:
+        """The module of the project that defines the name `dotted` (as imported at `from_path`)
+        and the name in it, following re-exports through `from ... import` in packages."""
+        name = self.absolute(dotted, from_path)
+        if name is None or hops > MAX_RE_EXPORT_HOPS:
+            return None
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            path = self.module_path(module, from_path)
+            if path is None:
+                continue
+            rest = parts[cut:]
+            if len(rest) > 1:
+                return None        # `mod.Cls.method` or a submodule missing on disk: not followed
+            inner = self.imports_of(path).get(rest[0])
+            if inner is not None:  # re-exported: `from .ops import clip` in pkg/__init__.py
+                return self.resolve(inner, path, hops + 1)
+            return Target(path=path, module=module, name=rest[0])
+        return None
+
+    def imports_of(self, path: str) -> dict:
+        """Local name -> the dotted name a module's top-level imports bind it to (relative names
+        keep their leading dots), read from the file once per version of it."""
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return {}
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        cached = self._imports.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        found = {}
+        try:
+            with open(path, "rb") as fh:
+                tree = ast.parse(fh.read(), path)
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        if tree is not None:
+            found = import_bindings(tree.body)
+        self._imports[path] = (stamp, found)
+        return found
+
+    # -- files ----------------------------------------------------------------------------------
+    def files(self) -> list:
+        """Every Python file of the project (excluded folders skipped), at most MAX_FILES."""
+        if self._files is None:
+            found = []
+            for top, dirs, names in os.walk(self.root):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                found.extend(os.path.join(top, n) for n in sorted(names) if n.endswith(".py"))
+                if len(found) > MAX_FILES:
+                    break
+            self._files = found[:MAX_FILES]
+        return self._files
+
+    def importers(self, path: str) -> list:
+        """The project's files that import the module at `path` (by any spelling the index
+        resolves), found by the module's last name in their text, then checked."""
+        module = self.module_name(path)
+        if module is None:
+            return []
+        word = module.rsplit(".", 1)[-1].encode()
+        found = []
+        for other in self.files():
+            if os.path.abspath(other) == os.path.abspath(path):
+                continue
+            data = self._text(other)
+            if word not in data or b"import" not in data:
+                continue
+            for dotted in self.imports_of(other).values():
+                target = self.absolute(dotted, other)
+                if target is not None and (target == module or target.startswith(module + ".")
+                                           or module.startswith(target + ".") and self._names_module(target, module)):
+                    found.append(other)
+                    break
+        return found
+
+    def _text(self, path: str) -> bytes:
+        cache = self.__dict__.setdefault("_texts", {})
+        if path not in cache:
+            try:
+                with open(path, "rb") as fh:
+                    cache[path] = fh.read()
+            except OSError:
+                cache[path] = b""
+        return cache[path]
+
+    def _names_module(self, imported: str, module: str) -> bool:
+        """`from pkg import ops` imports `pkg.ops` (a name of package `pkg` that is the module)."""
+        return self.module_path(imported) is not None and imported.count(".") + 1 == module.count(".")
+
+
+def import_bindings(body) -> dict:
+    """Local name -> dotted name for the top-level imports of a module body (relative imports
+    keep their dots: `from .ops import clip` -> {"clip": ".ops.clip"})."""
+    found = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    found[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    found.setdefault(top, top)
+        elif isinstance(stmt, ast.ImportFrom):
+            base = "." * (stmt.level or 0) + (stmt.module or "")
+            for alias in stmt.names:
+                if alias.name == "*":
+                    continue
+                joined = f"{base}.{alias.name}" if stmt.module else f"{base}{alias.name}"
+                found[alias.asname or alias.name] = joined
+    return found
+
+
+def _inside(folder: str, root: str) -> bool:
+    rel = os.path.relpath(folder, root)
+    return not rel.startswith(os.pardir)
+
+
+def _listdir(path: str) -> list:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
