@@ -23,7 +23,8 @@ def project(tmp_path, toml, files):
 def codes(capsys, *argv):
     code = main(["check", "--no-cache", *map(str, argv)])
     out = capsys.readouterr().out
-    return code, sorted(line.split(": ")[1].split()[0] for line in out.splitlines())
+    return code, sorted(line.split(": ")[1].split()[0] for line in out.splitlines()
+                        if line != "All checks passed!")
 
 
 def test_select_and_ignore_from_pyproject(tmp_path, capsys):
@@ -57,8 +58,12 @@ def test_exclude_and_extend_exclude(tmp_path, capsys):
     main(["check", "--no-cache", str(tmp_path)])
     out = capsys.readouterr().out
     assert "c.py" in out and "a.py" not in out and "b.py" not in out and "d.py" not in out
-    # a file named on the command line honours exclude too (pre-commit passes file names)
-    assert main(["check", "--no-cache", str(tmp_path / "generated" / "a.py")]) == 0
+    # a file named on the command line honours exclude with --force-exclude (pre-commit's hook
+    # passes it); without, it is linted and a note says why
+    named = str(tmp_path / "generated" / "a.py")
+    assert main(["check", "--no-cache", "--force-exclude", named]) == 0
+    assert main(["check", "--no-cache", named]) == 1
+    assert f"{named}: note: linted although excluded by " in capsys.readouterr().err
 
 
 def test_exclude_replaces_the_defaults(tmp_path, capsys):
