@@ -80,3 +80,84 @@ def test_flake8_lints_a_file_using_only_a_configured_wrapper(tmp_path):
     assert result.code == 1 and result.out.startswith("wrapped.py:6:12: JAX104 "), result.err
     (tmp_path / "setup.cfg").write_text("[flake8]\n")
     assert flake8("--select=JAX", "wrapped.py", cwd=tmp_path).out == ""     # not configured
+
+
+# -- output habits ----------------------------------------------------------------------------------
+
+def test_all_checks_passed_when_there_is_nothing_to_report(tmp_path):
+    write(tmp_path, {"good.py": "import jax\n\nx = jax.numpy.ones(3)\n"})
+    result = check(cwd=tmp_path)
+    assert (result.code, result.out, result.err) == (0, "All checks passed!\n", "")
+    assert check("--quiet", cwd=tmp_path).out == ""
+    write(tmp_path, {"bad.py": BAD})
+    assert "All checks passed!" not in check(cwd=tmp_path).out
+
+
+def test_colour_follows_force_color_and_no_color(tmp_path):
+    write(tmp_path, {"bad.py": BAD})
+    plain = check("bad.py", cwd=tmp_path)                     # a pipe: no colour
+    assert "\x1b[" not in plain.out and plain.out.startswith("bad.py:5:12: JAX104 ")
+    forced = check("bad.py", cwd=tmp_path, env=environment(FORCE_COLOR="1"))
+    assert forced.out.startswith("\x1b[1mbad.py:5:12\x1b[0m: \x1b[1;31mJAX104\x1b[0m ")
+    both = check("bad.py", cwd=tmp_path, env=environment(FORCE_COLOR="1", NO_COLOR="1"))
+    assert both.out == plain.out
+    empty = check("bad.py", cwd=tmp_path, env=environment(FORCE_COLOR=""))
+    assert empty.out == plain.out
+
+
+def test_extend_ignore_extend_select_and_per_file_ignores_on_the_command_line(tmp_path):
+    two = BAD.replace("    return", "    if n > 0:\n        x = x + 1\n    return")
+    write(tmp_path, {"pyproject.toml": '[tool.jaxlint]\nignore = ["JAX101"]\n',
+                     "src/m.py": two, "tests/test_m.py": two})
+
+    def codes(*args):
+        return sorted({(line.split(":")[0], line.split(" ")[1])
+                       for line in check(*args, cwd=tmp_path).lines() if ": JAX" in line})
+
+    assert codes() == [("src/m.py", "JAX104"), ("tests/test_m.py", "JAX104")]
+    assert codes("--extend-ignore", "JAX104") == []                    # added to the file's
+    assert codes("--ignore", "JAX104") == [("src/m.py", "JAX101"), ("tests/test_m.py", "JAX101")]
+    assert codes("--extend-select", "JAX1", "--select", "JAX3") == [
+        ("src/m.py", "JAX104"), ("tests/test_m.py", "JAX104")]
+    assert codes("--per-file-ignores", "tests/*:JAX104 other.py:JAX1") == [("src/m.py", "JAX104")]
+    assert codes("--per-file-ignores", "m.py:JAX1,test_m.py:JAX104") == []
+    bad = check("--per-file-ignores", "tests/*", cwd=tmp_path)
+    assert bad.code == 2 and "--per-file-ignores: expected PATTERN:CODES pairs" in bad.err
+    bad = check("--per-file-ignores", "tests/*:JAX999", cwd=tmp_path)
+    assert bad.code == 2 and "unknown rule code 'JAX999'" in bad.err
+
+
+def test_show_settings_prints_the_configuration_of_a_file(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[tool.jaxlint]\nignore = ["JAX101"]\n'
+                                       'jit-decorators = ["mylib.jit"]\n', "src/m.py": BAD})
+    result = jaxlint("check", "--show-settings", "--extend-ignore", "JAX3", "src/m.py",
+                     cwd=tmp_path)
+    assert result.code == 0 and result.err == ""
+    lines = result.out.splitlines()
+    assert lines[:2] == ["Resolved settings for: src/m.py",
+                         f"Settings path: {tmp_path / 'pyproject.toml'}"]
+    assert 'ignore = ["JAX101"]' in lines and 'extend-ignore = ["JAX3"]' in lines
+    assert ('jit-decorators = { "mylib.jit" = { "static_argnums" = "static_argnums", '
+            '"static_argnames" = "static_argnames" } }') in lines
+    assert "respect-gitignore = true" in lines and "unrolled-loop-threshold = 16" in lines
+    toml = "\n".join(lines[lines.index("[tool.jaxlint]"):])
+    if sys.version_info >= (3, 11):                   # the output is a [tool.jaxlint] table
+        import tomllib
+        assert tomllib.loads(toml)["tool"]["jaxlint"]["ignore"] == ["JAX101"]
+
+
+def test_help_is_written_for_users():
+    result = jaxlint("--help")
+    assert result.code == 0
+    text = result.out
+    assert "Find JAX trace-time failures and silent recompilation" in text
+    for command in ("check", "rules", "rule", "server", "verify"):
+        assert f"\n    {command} " in text, command
+    for option in ("--fix", "--select", "--format", "--add-noqa", "--show-settings"):
+        assert option in text, option
+    assert "jaxlint check src/" in text
+    assert "argument parsing" not in text and "No analysis here" not in text
+    check_help = jaxlint("check", "--help").out
+    for option in ("--force-exclude", "--no-respect-gitignore", "--extend-ignore",
+                   "--per-file-ignores", "--add-noqa", "--show-settings"):
+        assert option in check_help, option
