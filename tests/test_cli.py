@@ -4,7 +4,11 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 from jaxlint.cli import main
+
+pytestmark = pytest.mark.portable    # needs no JAX: .ci/other-pythons runs it
 
 SRC = pathlib.Path(__file__).parent.parent / "src"
 EXAMPLE = pathlib.Path(__file__).parent.parent / "examples" / "train.py"

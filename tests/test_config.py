@@ -5,6 +5,8 @@ import pytest
 from jaxlint.cli import main
 from jaxlint.config import Config, ConfigError, ConfigFinder, parse_jit_decorators
 
+pytestmark = pytest.mark.portable    # needs no JAX: .ci/other-pythons runs it
+
 SLICE = "import jax\n\n@jax.jit\ndef f(x, n):\n    return x[:n]\n"            # JAX104 at 5:12
 BOTH = "import jax\n\n@jax.jit\ndef f(x, n):\n    if n > 0:\n        pass\n    return x[:n]\n"
 LOOP = "import jax\n\n@jax.jit\ndef f(x):\n    for i in range(8):\n        x = x + i\n    return x\n"

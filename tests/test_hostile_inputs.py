@@ -28,12 +28,12 @@ def setup(tmp_path, name, data):
     return path
 
 
-def both(tmp_path, name, data, cpu_limit=10.0):
+def both(tmp_path, name, data):
     """Lint `name` and good.py with each tool; return (jaxlint run, flake8 run)."""
     setup(tmp_path, name, data)
     runs = jaxlint(tmp_path, name, "good.py"), flake8(tmp_path, name, "good.py")
     for result in runs:
-        assert_sound(result, cpu_limit)
+        assert_sound(result)
         assert_good_file_linted(result)
     return runs
 
@@ -199,7 +199,7 @@ def generated_table() -> str:
 def test_5mb_generated_file_with_one_huge_literal(tmp_path):
     source = generated_blob()
     assert len(source) > FIVE_MB
-    cli, fl8 = both(tmp_path, "blob_pb2.py", source, cpu_limit=20.0)
+    cli, fl8 = both(tmp_path, "blob_pb2.py", source)
     for result in (cli, fl8):
         assert_finding(result, "blob_pb2.py", 7, 12)
 
@@ -211,25 +211,21 @@ def test_5mb_generated_table(tmp_path):
     source = generated_table()
     lines = source.count("\n")
     setup(tmp_path, "table.py", source)
-    before = os.times()
-    tree = ast.parse(source)                  # the floor: what Python itself takes to parse it
-    parse_cpu = os.times().user - before.user + os.times().system - before.system
     cli = jaxlint(tmp_path, "table.py", "good.py")
-    assert_sound(cli, cpu_limit=3 * parse_cpu + 10)
+    assert_sound(cli)
     assert_good_file_linted(cli)
     assert_finding(cli, "table.py", lines, 12)
 
-    before = os.times()
+    tree = ast.parse(source)
     found = list(JaxlintChecker(tree, "table.py", source.splitlines(True)).run())
-    plugin_cpu = os.times().user - before.user + os.times().system - before.system
     assert [(line, col, msg[:6]) for line, col, msg, _ in found] == [(lines, 11, "JAX104")]
-    assert plugin_cpu < 10, f"{plugin_cpu:.1f} s"
+    # its cost against ast.parse's: benchmarks/hostile_inputs.py
 
 
 def test_10000_functions_in_one_file(tmp_path):
     source = "import jax\n" + "".join(f"\n\n@jax.jit\ndef f{i}(x, n):\n    return x[:n]\n"
                                       for i in range(10_000))
-    cli, fl8 = both(tmp_path, "many.py", source, cpu_limit=40.0)
+    cli, fl8 = both(tmp_path, "many.py", source)
     for result in (cli, fl8):
         findings = result.lines_for("many.py")
         assert len(findings) == 10_000 and all(" JAX104 " in line for line in findings)

@@ -4,7 +4,7 @@ jaxlint on code that has findings today. Through the installed console script.""
 
 import pytest
 
-from console import BAD, check, flake8, write
+from console import check, flake8, write
 
 pytestmark = pytest.mark.portable
 

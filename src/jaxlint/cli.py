@@ -396,7 +396,6 @@ def use_colour(stream) -> bool:
 def show_settings(targets, finder, paths) -> int:
     """--show-settings: the configuration of the first file `check` would lint (of the first
     path, or the working directory, when there is none), as TOML a [tool.jaxlint] could hold."""
-    import json
     if targets:
         path, config = targets[0]
     else:
