@@ -81,3 +81,26 @@ def test_pre_commit_hook_fails_on_a_finding_and_passes_after_the_fix(tmp_path):
     passed = try_repo(project, env, "bad.py", "other.py", "generated/gen.py")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout and "JAX104" not in passed.stdout
+
+
+def test_the_readmes_local_hook_runs_the_installed_jaxlint(tmp_path):
+    """Until the first release the README points at `repo: local`: its snippet, as written,
+    must run jaxlint with the published hook's settings."""
+    import re
+    readme = (ROOT / "README.md").read_text()
+    [snippet] = [block for block in re.findall(r"```yaml\n(.*?)```", readme, re.S)
+                 if "repo: local" in block]
+    project = tmp_path / "project"
+    project.mkdir()
+    env = hook_env(tmp_path)
+    subprocess.run(["git", "init", "-q"], cwd=project, env=env, check=True)
+    (project / ".pre-commit-config.yaml").write_text(snippet)
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\nextend-exclude = ["gen.py"]\n')
+    (project / "bad.py").write_text(BAD)
+    (project / "gen.py").write_text(BAD)
+    subprocess.run(["git", "add", "."], cwd=project, env=env, check=True)
+    run = subprocess.run([PRE_COMMIT, "run", "--all-files", "--verbose"], cwd=project, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "bad.py:6:12: JAX104" in run.stdout, run.stdout + run.stderr
+    assert "gen.py" not in run.stdout
+    assert run.stdout.count("Found 1 finding in 1 file (1 file checked).") == 1, run.stdout
