@@ -4,7 +4,11 @@ full/concise), --show-fixes, and the summary line that counts the fixable findin
 import json
 import pathlib
 
+import pytest
+
 from jaxlint.cli import main
+
+pytestmark = pytest.mark.portable    # needs no JAX: .ci/other-pythons runs it
 
 FIX_FIXTURES = pathlib.Path(__file__).parent / "fix_fixtures"
 BAD = "import jax\n\n@jax.jit\ndef f(x, n):\n    if n > 0:\n        x = x + 1\n    return x[:n]\n"

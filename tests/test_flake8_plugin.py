@@ -3,6 +3,10 @@
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.portable    # needs no JAX: .ci/other-pythons runs it
+
 BAD = '''import jax
 import jax.numpy as jnp
 

@@ -30,21 +30,23 @@ def setup(tmp_path, name, data):
     return path
 
 
-def both(tmp_path, name, data, cpu_limit=10.0):
+def both(tmp_path, name, data):
     """Lint `name` and good.py with each tool; return (jaxlint run, flake8 run)."""
     setup(tmp_path, name, data)
     runs = jaxlint(tmp_path, name, "good.py"), flake8(tmp_path, name, "good.py")
     for result in runs:
-        assert_sound(result, cpu_limit)
+        assert_sound(result)
         assert_good_file_linted(result)
     return runs
 
 
 def assert_one_error(result, name, code, line, pattern):
-    """Exactly one line about `name`: `name:LINE:COL: CODE message`, the message matching."""
+    """Exactly one line about `name`: `name:LINE:COL: CODE message`, the message matching.
+    Line 0 is a file with no position: `name: CODE message` (flake8 writes `name:0:1: CODE`)."""
     lines = result.lines_for(name)
     assert len(lines) == 1, result.text
-    assert re.match(rf"{re.escape(name)}:{line}:\d+: {code} .*{pattern}", lines[0]), lines[0]
+    where = rf"{re.escape(name)}(?::0:1)?" if line == 0 else rf"{re.escape(name)}:{line}:\d+"
+    assert re.match(rf"{where}: {code} .*{pattern}", lines[0]), lines[0]
     assert result.rc != 0
 
 
@@ -170,7 +172,8 @@ def test_empty_and_comment_only_files(tmp_path):
         assert not result.lines_for("empty.py")
     for result in (jaxlint(tmp_path, "empty.py", "comment.py"), flake8(tmp_path, "empty.py", "comment.py")):
         assert_sound(result)
-        assert result.out == "" and result.rc == 0
+        assert result.rc == 0 and not result.lines_for("comment.py")
+        assert result.out in ("", "All checks passed!\n")      # jaxlint says so, flake8 nothing
 
 
 # -- size -----------------------------------------------------------------------------------------
@@ -199,7 +202,7 @@ def generated_table() -> str:
 def test_5mb_generated_file_with_one_huge_literal(tmp_path):
     source = generated_blob()
     assert len(source) > FIVE_MB
-    cli, fl8 = both(tmp_path, "blob_pb2.py", source, cpu_limit=20.0)
+    cli, fl8 = both(tmp_path, "blob_pb2.py", source)
     for result in (cli, fl8):
         assert_finding(result, "blob_pb2.py", 7, 12)
 
@@ -211,25 +214,21 @@ def test_5mb_generated_table(tmp_path):
     source = generated_table()
     lines = source.count("\n")
     setup(tmp_path, "table.py", source)
-    before = os.times()
-    tree = ast.parse(source)                  # the floor: what Python itself takes to parse it
-    parse_cpu = os.times().user - before.user + os.times().system - before.system
     cli = jaxlint(tmp_path, "table.py", "good.py")
-    assert_sound(cli, cpu_limit=3 * parse_cpu + 10)
+    assert_sound(cli)
     assert_good_file_linted(cli)
     assert_finding(cli, "table.py", lines, 12)
 
-    before = os.times()
+    tree = ast.parse(source)
     found = list(JaxlintChecker(tree, "table.py", source.splitlines(True)).run())
-    plugin_cpu = os.times().user - before.user + os.times().system - before.system
     assert [(line, col, msg[:6]) for line, col, msg, _ in found] == [(lines, 11, "JAX104")]
-    assert plugin_cpu < 10, f"{plugin_cpu:.1f} s"
+    # its cost against ast.parse's: benchmarks/hostile_inputs.py
 
 
 def test_10000_functions_in_one_file(tmp_path):
     source = "import jax\n" + "".join(f"\n\n@jax.jit\ndef f{i}(x, n):\n    return x[:n]\n"
                                       for i in range(10_000))
-    cli, fl8 = both(tmp_path, "many.py", source, cpu_limit=40.0)
+    cli, fl8 = both(tmp_path, "many.py", source)
     for result in (cli, fl8):
         findings = result.lines_for("many.py")
         assert len(findings) == 10_000 and all(" JAX104 " in line for line in findings)

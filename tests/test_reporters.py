@@ -37,8 +37,10 @@ def test_json_schema(tmp_path, capsys):
     first = doc["findings"][0]
     assert first == {"path": str(bad), "line": 5, "column": 8, "cell": None, "cell_id": None,
                      "code": "JAX101", "name": "traced-bool", "family": "trace-time failure",
-                     "message": first["message"], "function": "f", "param": "n", "fix": None,
-                     "entry": "f", "entry_kind": "jitted function", "value_path": ["n"]}
+                     "message": first["message"], "function": "f", "param": "n",
+                     "fix": first["fix"], "entry": "f", "entry_kind": "jitted function", "value_path": ["n"]}
+    # each finding's fix, without --show-fixes: here, making `n` static (unsafe)
+    assert first["fix"]["safe"] is False and first["fix"]["description"].startswith("Make `n` static")
     assert [e["code"] for e in doc["errors"]] == ["E999", "E902"]
     assert doc["errors"][0]["path"] == str(broken) and doc["errors"][0]["line"] == 2
 
@@ -101,10 +103,10 @@ def test_statistics(tmp_path, capsys):
     code, out, _ = run(capsys, "--statistics", tmp_path)
     assert code == 1
     assert [line.split() for line in out.splitlines()] == [
-        ["2", "JAX104", "traced-slice"], ["1", "JAX101", "traced-bool"]]
+        ["2", "JAX104", "[*]", "traced-slice"], ["1", "JAX101", "[*]", "traced-bool"]]
     _, out, _ = run(capsys, "--statistics", "--format", "json", tmp_path)
     assert json.loads(out)[0] == {"code": "JAX104", "name": "traced-slice", "count": 2,
-                                  "fixable": False}
+                                  "fixable": True}
     assert run(capsys, "--statistics", "--format", "sarif", tmp_path)[0] == 2
 
 

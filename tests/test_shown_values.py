@@ -3,7 +3,6 @@
 
 import ast
 import textwrap
-import time
 
 import pytest
 
@@ -190,7 +189,5 @@ def test_following_a_parameter_through_many_callers_stops_at_a_budget():
     analysis, tree = analysed("\n".join(lines))
     sources = BatchSources(analysis)
     loop = next(n for n in ast.walk(tree) if isinstance(n, ast.For))
-    started = time.perf_counter()
     assert sources.ragged_loop(loop) is None
-    assert sources._budget <= 0                       # the walk ran into its bound...
-    assert time.perf_counter() - started < 20         # ...and stopped there
+    assert sources._budget <= 0                       # the walk ran into its bound and stopped

@@ -45,9 +45,9 @@ def test_dash_reads_standard_input(tmp_path):
     assert "E902" not in err and "Found 2 findings in 1 file (1 file checked)." in err
 
 
-def test_clean_input_exits_zero_and_prints_nothing(tmp_path):
+def test_clean_input_exits_zero_and_says_so(tmp_path):
     code, out, err = pipe(["-"], "import jax\n\nx = jax.numpy.ones(3)\n", tmp_path)
-    assert (code, out, err) == (0, b"", "")
+    assert (code, out, err) == (0, b"All checks passed!\n", "")
 
 
 def test_stdin_filename_names_the_text_and_implies_dash(tmp_path):
@@ -67,7 +67,7 @@ def test_configuration_is_the_one_above_the_stdin_filename(tmp_path):
     code, out, _ = pipe(["--stdin-filename", "other/model.py"], BAD, tmp_path)
     assert codes(out) == ["JAX101", "JAX104"]                # other/ has its own table
     code, out, err = pipe(["--stdin-filename", "tests/test_model.py"], BAD, tmp_path)
-    assert (code, out) == (0, b"")                           # per-file-ignores
+    assert (code, out) == (0, b"All checks passed!\n")      # per-file-ignores
     code, out, err = pipe(["--stdin-filename", "generated/model.py"], BAD, tmp_path)
     assert (code, out, err) == (0, b"", "")                  # excluded: not linted at all
 

@@ -1,8 +1,4 @@
-"""The `jaxlint` command: argument parsing, dispatch and exit codes. No analysis here.
-
-Exit codes of `jaxlint check`: 0 no findings; 1 findings, or a file that could not be read or
-parsed, or an internal error; 2 a usage or configuration error. `--exit-zero` turns 1 into 0.
-"""
+"""The `jaxlint` command: argument parsing, dispatch and exit codes. No analysis here."""
 
 from __future__ import annotations
 
@@ -12,7 +8,7 @@ import sys
 
 from jaxlint import __version__
 from jaxlint.config import (DEFAULT_EXCLUDE, ConfigError, ConfigFinder, parse_jit_decorators,
-                            parse_selectors, parse_threshold)
+                            parse_per_file_ignores_option, parse_selectors, parse_threshold)
 from jaxlint.discovery import iter_targets
 
 DEFAULT_EXCLUDES = set(DEFAULT_EXCLUDE)
@@ -21,6 +17,33 @@ Speak the Language Server Protocol on stdin/stdout; an editor starts it (`jaxlin
 shows findings as you type, with quick fixes, "add # noqa" and the rule's documentation on
 hover. Configuration and the cache are the ones `jaxlint check` uses. Needs pygls:
 pip install "flake8-jaxlint[server]". The README shows the setup for VS Code, Neovim and Helix.
+"""
+USAGE = """\
+Find JAX trace-time failures and silent recompilation before the code runs: a traced value
+where Python needs a concrete one (`if n > 0`, `x[:n]`, `jnp.zeros(n)`), static arguments that
+take a new value on every call, jit inside a loop, ragged last batches, shapes and dtypes that
+drift between calls. Linting reads the code; it never imports or runs it, and needs no JAX.
+"""
+EPILOG = """\
+common options of `jaxlint check` (`jaxlint check --help` lists them all):
+  --fix, --diff, --unsafe-fixes   apply the fixes in place, or show them as a diff
+  --select, --ignore, --extend-ignore, --per-file-ignores PATTERN:CODES
+                                  choose the rules (codes JAX101-JAX307, prefixes like JAX1)
+  --format text|full|json|sarif|github
+                                  the report: for people, scripts, code scanning, pull requests
+  --statistics, --show-source     counts per code; the offending line under each finding
+  --add-noqa                      add `# noqa: CODE` to every line with a finding
+  --show-settings                 print the configuration that applies to a file
+
+examples:
+  jaxlint check src/ tests/       report findings, exit 1 when there are any
+  jaxlint check --fix src/        apply the safe fixes
+  jaxlint rule JAX104             why a rule fires and what to write instead
+  flake8 --select=JAX src/        the same findings through flake8
+
+Configuration: [tool.jaxlint] in pyproject.toml (select, ignore, exclude, jit-decorators, ...).
+Exit codes of check: 0 no findings; 1 findings or a file that could not be read or parsed;
+2 a usage or configuration error.
 """
 FORMAT_CHOICES = ("text", "concise", "full", "json", "sarif", "github")
 CHECK_DESCRIPTION = """\
@@ -45,10 +68,10 @@ def iter_python_files(paths):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="jaxlint", description=__doc__,
+    parser = argparse.ArgumentParser(prog="jaxlint", description=USAGE, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
     check = sub.add_parser("check", help="lint files, folders and notebooks (never runs the code)",
                            description=CHECK_DESCRIPTION,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -61,8 +84,18 @@ def build_parser() -> argparse.ArgumentParser:
     pick.add_argument("--select", help="comma-separated code prefixes to report (default: JAX)")
     pick.add_argument("--ignore", help="comma-separated code prefixes to skip")
     pick.add_argument("--extend-select", help="code prefixes to report in addition to select")
+    pick.add_argument("--extend-ignore", help="code prefixes to skip in addition to ignore")
+    pick.add_argument("--per-file-ignores", metavar="PATTERN:CODES",
+                      help="codes to skip in matching files, e.g. 'tests/*:JAX3 "
+                           "__init__.py:JAX101,JAX102' (replaces per-file-ignores)")
     pick.add_argument("--exclude", help="comma-separated glob patterns of files/folders to skip")
     pick.add_argument("--extend-exclude", help="patterns to skip in addition to exclude")
+    pick.add_argument("--force-exclude", action="store_true",
+                      help="apply exclude to files named on the command line too "
+                           "(for pre-commit hooks and editors)")
+    pick.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                      help="skip files that .gitignore, .ignore or .git/info/exclude ignore "
+                           "(default: on)")
     pick.add_argument("--unrolled-loop-threshold", metavar="N",
                       help="literal loop length from which JAX302 reports a Python loop (16)")
     pick.add_argument("--jit-decorators", metavar="NAMES",
@@ -91,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--no-project", action="store_true",
                      help="analyse each file alone: do not follow a trace into the project's other "
                           "modules (config: project-analysis = false)")
+    out.add_argument("--show-settings", action="store_true",
+                     help="print the configuration that applies to the first file, and exit")
     out.add_argument("--confirmed-only", action="store_true",
                      help="hide findings that `jaxlint verify` ran and found not reproduced in "
                           "this exact file content (reads its saved verdicts; runs nothing)")
@@ -103,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="print the fixes as a unified diff and change no file")
     fixes.add_argument("--fix-only", action="store_true",
                        help="apply fixes; do not report the findings that remain")
+    fixes.add_argument("--add-noqa", action="store_true",
+                       help="add `# noqa: CODE` to each line with findings (merged with an "
+                            "existing noqa comment), to adopt jaxlint on existing code")
     run = check.add_argument_group("speed")
     run.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                      help="files analysed in parallel (default 0: all cores)")
@@ -128,12 +166,17 @@ def build_parser() -> argparse.ArgumentParser:
 def overrides(args) -> dict:
     """Command-line values as Config fields; raises ConfigError naming the flag."""
     out = {}
-    for flag in ("select", "ignore", "extend_select"):
+    for flag in ("select", "ignore", "extend_select", "extend_ignore"):
         if getattr(args, flag) is not None:
             out[flag] = parse_selectors(getattr(args, flag), f"--{flag.replace('_', '-')}", "")
     for flag in ("exclude", "extend_exclude"):
         if getattr(args, flag) is not None:
             out[flag] = tuple(p.strip() for p in getattr(args, flag).split(",") if p.strip())
+    if args.per_file_ignores is not None:
+        out["per_file_ignores"] = parse_per_file_ignores_option(args.per_file_ignores,
+                                                                "--per-file-ignores")
+    if args.respect_gitignore is not None:
+        out["respect_gitignore"] = args.respect_gitignore
     if args.unrolled_loop_threshold is not None:
         out["unrolled_loop_threshold"] = parse_threshold(args.unrolled_loop_threshold,
                                                          "--unrolled-loop-threshold", "")
@@ -216,6 +259,8 @@ def usage_problem(args) -> str:
         return "--show-source works with --format text (or full)"
     if args.jobs < 0:
         return "-j/--jobs: expected 0 (all cores) or a positive number"
+    if args.add_noqa and (args.fix or args.fix_only or args.diff or args.stdin or args.watch):
+        return "--add-noqa changes files by itself: not with --fix, --diff, --watch or -"
     return ""
 
 
@@ -231,7 +276,13 @@ def check_once(args) -> int:
             from jaxlint import stdin
             targets = stdin.targets(args.stdin_filename, finder)
         else:
-            targets = list(iter_targets(args.paths or ["."], finder))
+            notes = []
+            targets = list(iter_targets(args.paths, finder, args.force_exclude, notes))
+            if not args.quiet and not args.show_settings:
+                for note in notes:
+                    print(note, file=sys.stderr)
+        if args.show_settings:
+            return show_settings(targets, finder, args.paths)
     except ConfigError as exc:
         print(f"jaxlint: error: {exc}", file=sys.stderr)
         return 2
@@ -246,6 +297,13 @@ def check_once(args) -> int:
     else:
         progress = not args.quiet and sys.stderr.isatty()
         reports = run(targets, jobs=args.jobs or None, cache=cache, progress=progress)
+    if args.add_noqa:
+        from jaxlint.noqa import add_noqa
+        added, files = add_noqa(reports)
+        if not args.quiet:
+            print(f"Added {added} noqa directive{'s' * (added != 1)}"
+                  f"{f' in {files} file' + 's' * (files != 1) if added else ''}.", file=sys.stderr)
+        return 0
     fixing = stdin_fix = None
     unchecked = 0
     if args.fix or args.fix_only or args.diff:
@@ -255,8 +313,7 @@ def check_once(args) -> int:
         else:
             from jaxlint import fixer
             fixing = fixer.fix_reports(reports, unsafe=args.unsafe_fixes, write=not args.diff)
-    elif args.show_fixes or args.show_source or (
-            args.format == "text" and not args.quiet and not args.statistics):
+    elif wants_fixes(args):
         unchecked = attach_fixes(reports, cache, jobs=args.jobs or None)  # counted as fixable
     # with standard input, the verdicts are those saved for the text that came on it
     hidden = _hide_refuted(reports, args.cache_dir, data if args.stdin else None)
@@ -293,7 +350,7 @@ def check_once(args) -> int:
         stream = open_output(args.output_file)
     if stream is None:
         return 2
-    colour = stream is sys.stdout and stream.isatty() and "NO_COLOR" not in os.environ
+    colour = stream is sys.stdout and use_colour(stream)
     if args.statistics:
         report = (reporters.json_statistics(findings) if args.format == "json"
                   else reporters.text_statistics(findings))
@@ -319,9 +376,73 @@ def check_once(args) -> int:
         fixable = reporters.fixable_line(findings, unchecked)
         if fixable:
             print(fixable, file=sys.stderr)
+    elif args.format == "text" and not (args.quiet or args.statistics or args.fix_only) and targets:
+        # as ruff says it: on the report's stream (stderr when stdout holds a fixed buffer)
+        print("All checks passed!", file=stream if stream in (sys.stdout, sys.stderr)
+              else sys.stderr)
     if args.exit_zero:
         return 0
     return 1 if findings or errors else 0
+
+
+def use_colour(stream) -> bool:
+    """Colour on a terminal; NO_COLOR (no-color.org) turns it off, FORCE_COLOR (force-color.org)
+    on anywhere, NO_COLOR winning when both are set. Empty values count as unset."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def show_settings(targets, finder, paths) -> int:
+    """--show-settings: the configuration of the first file `check` would lint (of the first
+    path, or the working directory, when there is none), as TOML a [tool.jaxlint] could hold."""
+    if targets:
+        path, config = targets[0]
+    else:
+        path = (paths or ["."])[0]
+        config = finder.for_path(path)
+    rows = [("select", list(config.select)), ("extend-select", list(config.extend_select)),
+            ("ignore", list(config.ignore)), ("extend-ignore", list(config.extend_ignore)),
+            ("per-file-ignores", {p: list(c) for p, c in config.per_file_ignores}),
+            ("exclude", list(config.exclude)), ("extend-exclude", list(config.extend_exclude)),
+            ("respect-gitignore", config.respect_gitignore),
+            ("unrolled-loop-threshold", config.unrolled_loop_threshold),
+            ("jit-decorators", {name: {"static_argnums": kws[0] or False,
+                                       "static_argnames": kws[1] or False}
+                                for name, kws in sorted(config.jit_decorators.items())}),
+            ("confirmed-only", config.confirmed_only)]
+    out = [f"Resolved settings for: {path}",
+           f"Settings path: {config.source or '(none: defaults and command-line options)'}",
+           f"Root (patterns are relative to it): {os.path.abspath(config.root or '.')}", "",
+           "[tool.jaxlint]"]
+    for key, value in rows:
+        out.append(f"{key} = {_toml(value)}")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def _toml(value) -> str:
+    import json
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }" \
+            if value else "{}"
+    return json.dumps(value)
+
+
+def wants_fixes(args) -> bool:
+    """Whether the report shows each finding's fix: the text summary counts them, JSON carries
+    them (and --statistics marks fixable codes), --show-fixes/--show-source print them. SARIF
+    and GitHub annotations have no place for them."""
+    if args.show_fixes or args.show_source or args.statistics or args.format == "json":
+        return True
+    return args.format == "text" and not args.quiet
 
 
 def _hide_refuted(reports, cache_dir, content=None) -> int:

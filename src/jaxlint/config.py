@@ -9,13 +9,19 @@ key and what is accepted, because a silently ignored setting is worse than no se
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import functools
 import os
 import re
-import tomllib
+import sys
 from dataclasses import dataclass, field
 from typing import Optional
+
+import pathspec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:                                   # Python 3.10: the same parser, from PyPI
+    import tomli as tomllib
 
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist",
                    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules",
@@ -23,7 +29,8 @@ DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "buil
 DEFAULT_THRESHOLD = 16
 JAX_JIT_KEYWORDS = ("static_argnums", "static_argnames")
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-        "unrolled-loop-threshold", "jit-decorators", "confirmed-only", "project-analysis")
+        "unrolled-loop-threshold", "jit-decorators", "confirmed-only", "project-analysis",
+        "respect-gitignore")
 _SELECTOR = re.compile(r"^JAX[0-9]{0,3}$")
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -43,6 +50,7 @@ class Config:
     select: tuple = ("JAX",)
     extend_select: tuple = ()
     ignore: tuple = ()
+    extend_ignore: tuple = ()               # --extend-ignore: added to ignore
     per_file_ignores: tuple = ()            # ((glob, (code prefix, ...)), ...)
     exclude: tuple = DEFAULT_EXCLUDE
     extend_exclude: tuple = ()
@@ -50,6 +58,7 @@ class Config:
     jit_decorators: dict = field(default_factory=dict)  # dotted name -> (argnums kw, argnames kw)
     confirmed_only: bool = False            # hide findings `jaxlint verify` found not reproduced
     project_analysis: bool = True           # follow traces into the project's other modules
+    respect_gitignore: bool = True          # skip what .gitignore/.ignore files ignore (walks)
     root: str = ""                          # directory patterns are relative to ("" = cwd)
     source: str = ""                        # the pyproject.toml it came from, for messages
 
@@ -71,45 +80,44 @@ class Config:
     def enabled(self, code: str, path: str) -> bool:
         """The longest matching selector decides; on a tie, ignoring wins (like ruff)."""
         rel = self.relative(path)
-        ignores = list(self.ignore)
-        for pattern, codes in self.per_file_ignores:
-            if _glob_match(rel, pattern):
+        ignores = list(self.ignore + self.extend_ignore)
+        for patterns, codes in self._per_file_specs:
+            if patterns.match_file(rel):
                 ignores.extend(codes)
         on = max((len(s) for s in self.select + self.extend_select if code.startswith(s)), default=-1)
         off = max((len(s) for s in ignores if code.startswith(s)), default=-1)
         return on > off
 
     @functools.cached_property
-    def _exclude_patterns(self):
-        """(one regex for all name patterns, [path patterns]): compiled once per config."""
-        patterns = self.exclude + self.extend_exclude
-        names = [fnmatch.translate(p.rstrip("/")) for p in patterns if "/" not in p.rstrip("/")]
-        paths = [p.strip("/") for p in patterns if "/" in p.rstrip("/")]
-        return re.compile("|".join(names) if names else "(?!)"), paths
+    def _exclude_spec(self):
+        """exclude + extend-exclude as one gitignore-style pattern set, compiled once."""
+        return spec(self.exclude + self.extend_exclude)
 
-    def excluded(self, path: str, ancestors: bool = True) -> bool:
-        """A pattern without `/` matches any file or folder name below the root (`build`,
-        `*_pb2.py`); one with `/` matches the path relative to the root (`src/gen/*`).
-        `ancestors=False` judges only the last name (a folder walk already pruned the rest)."""
-        names, paths = self._exclude_patterns
-        if not ancestors and not paths:
-            return names.match(os.path.basename(path)) is not None
-        rel = self.relative(path)
-        parts = [p for p in rel.split("/") if p not in ("", ".")]
+    def excluded(self, path: str, is_dir: bool = False, base: Optional[str] = None) -> bool:
+        """Matched like a .gitignore beside the configuration: a pattern without `/` matches a
+        file or folder name at any depth (`build`, `*_pb2.py`), one with `/` the path from the
+        root (`src/gen/*`), `**` any number of folders, zero included; a folder's match covers
+        everything in it. A path outside the root is judged by its name alone. `base` judges
+        it from another folder (inside an excluded folder named on the command line)."""
+        if base is not None:
+            rel = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
+        else:
+            rel = self.relative(path)
         if rel.startswith("../") or os.path.isabs(rel):
-            parts = parts[-1:]          # outside the root: only the name itself is ours to judge
-        for i in range(len(parts)) if ancestors else range(len(parts) - 1, len(parts)):
-            if names.match(parts[i]) or any(
-                    fnmatch.fnmatchcase("/".join(parts[:i + 1]), p) for p in paths):
-                return True
-        return False
+            rel = rel.rstrip("/").rsplit("/", 1)[-1]
+        rel = "/".join(p for p in rel.split("/") if p not in ("", "."))
+        if not rel:
+            return False
+        return self._exclude_spec.match_file(rel + "/" if is_dir else rel)
+
+    @functools.cached_property
+    def _per_file_specs(self):
+        return tuple((spec((pattern,)), codes) for pattern, codes in self.per_file_ignores)
 
 
-def _glob_match(rel: str, pattern: str) -> bool:
-    pattern = pattern.strip("/") if "/" in pattern.rstrip("/") else pattern
-    if fnmatch.fnmatchcase(rel, pattern):
-        return True
-    return "/" not in pattern and fnmatch.fnmatchcase(rel.rsplit("/", 1)[-1], pattern)
+def spec(patterns) -> pathspec.PathSpec:
+    """Glob patterns with .gitignore's meaning (see Config.excluded)."""
+    return pathspec.GitIgnoreSpec.from_lines([p for p in patterns if p.strip()])
 
 
 # -- reading values -------------------------------------------------------------------------------
@@ -237,13 +245,28 @@ def from_table(table: dict, pyproject: str) -> Config:
             values[name] = parse_threshold(value, where, label)
         elif key == "jit-decorators":
             values[name] = parse_jit_decorators(value, where, label)
-        elif key in ("confirmed-only", "project-analysis"):
+        elif key in ("confirmed-only", "project-analysis", "respect-gitignore"):
             if not isinstance(value, bool):
                 raise ConfigError(where, label, "expected true or false")
             values[name] = value
         else:
             values[name] = parse_per_file_ignores(value, where, label)
     return Config(root=os.path.dirname(os.path.abspath(pyproject)), source=pyproject, **values)
+
+
+def parse_per_file_ignores_option(value: str, where: str) -> tuple:
+    """flake8's spelling, `PATTERN:CODES` pairs separated by spaces or commas (`tests/*:JAX3
+    __init__.py:JAX101,JAX102`; ruff's `a.py:JAX1,b.py:JAX2` reads the same), parsed by flake8."""
+    from flake8.exceptions import ExecutionError
+    from flake8.utils import parse_files_to_codes_mapping
+    try:
+        pairs = parse_files_to_codes_mapping(value)
+    except (ExecutionError, ValueError):
+        pairs = None
+    if not pairs:
+        raise ConfigError(where, "", f"expected PATTERN:CODES pairs such as 'tests/*:JAX3', "
+                          f"got {value!r}")
+    return tuple((pattern, parse_selectors(codes, where, f'"{pattern}"')) for pattern, codes in pairs)
 
 
 def parse_per_file_ignores(value, where, key) -> tuple:
@@ -290,7 +313,7 @@ class ConfigFinder:
     def _apply(self, config: Config) -> Config:
         """Command-line values replace the file's; extend-* flags add to it."""
         values = dict(self.overrides)
-        for key in ("extend_select", "extend_exclude"):
+        for key in ("extend_select", "extend_ignore", "extend_exclude"):
             if key in values:
                 values[key] = getattr(config, key) + values[key]
         return dataclasses.replace(config, **values)

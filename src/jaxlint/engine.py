@@ -38,6 +38,34 @@ def noqa_codes(line: str):
     return {c.upper() for c in re.split(r"[,\s]+", codes) if c}
 
 
+# A whole file: flake8's own comment (matched as flake8 matches it: at the start of a line, codes
+# or not), and jaxlint's, `# jaxlint: noqa` or `# jaxlint: noqa: JAX101,JAX202` on a line of its own.
+_FLAKE8_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+_JAXLINT_FILE = re.compile(r"\s*#\s*jaxlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?"
+                           r"\s*$", re.IGNORECASE)
+
+
+def file_noqa(lines: list):
+    """None: the file is not suppressed as a whole; an empty set: every code; else the code
+    prefixes that `# jaxlint: noqa: CODES` lines suppress in the whole file."""
+    codes = None
+    for line in lines:
+        if "noqa" not in line and "NOQA" not in line.upper():
+            continue
+        if _FLAKE8_FILE.match(line):
+            return set()
+        match = _JAXLINT_FILE.match(line)
+        if match:
+            if not match.group("codes"):
+                return set()
+            codes = (codes or set()) | {c.upper() for c in re.split(r"[,\s]+", match.group("codes")) if c}
+    return codes
+
+
+def file_suppressed(finding: Finding, codes) -> bool:
+    return codes is not None and (not codes or any(finding.code.startswith(c) for c in codes))
+
+
 def suppressed(finding: Finding, lines: list) -> bool:
     if not 1 <= finding.line <= len(lines):
         return False
@@ -102,7 +130,7 @@ def lint_file(path: str, config=None, rules=None, data: Optional[bytes] = None,
 def _lint_file(path, config, rules, data, honour_noqa, project=None, externals=()) -> FileResult:
     result = FileResult(path=path)
     try:
-        parsed = load(path, data)
+        parsed = load(path, data, config)
     except SourceError as exc:
         result.error, result.error_line, result.error_col = exc.message, exc.line, exc.col
         return result
@@ -126,7 +154,9 @@ def _lint_parsed(parsed: ParsedModule, result: FileResult, config, rules, honour
         result.internal_error = internal_error_text(result.path, exc)
         return result
     if honour_noqa:
-        findings = [f for f in findings if not suppressed(f, parsed.lines)]
+        whole = file_noqa(parsed.lines)
+        findings = [f for f in findings
+                    if not suppressed(f, parsed.lines) and not file_suppressed(f, whole)]
     result.findings = findings
     return result
 

@@ -13,16 +13,15 @@ import sys
 from jaxlint import __version__, deepstack
 from jaxlint.config import (DEFAULT_THRESHOLD, Config, ConfigError, parse_jit_decorators,
                             parse_threshold)
-from jaxlint.engine import analyse_tree, internal_error_text
-from jaxlint.source import RELEVANT_MARKERS, paused_gc
-
-_MARKERS = tuple(m.decode() for m in RELEVANT_MARKERS)
+from jaxlint.engine import analyse_tree, file_noqa, file_suppressed, internal_error_text
+from jaxlint.source import markers, paused_gc
 
 
 class JaxlintChecker:
     name = "flake8-jaxlint"
     version = __version__
     config = Config()
+    _markers = tuple(m.decode() for m in markers())
 
     @classmethod
     def add_options(cls, manager):
@@ -48,6 +47,7 @@ class JaxlintChecker:
             print(exc, file=sys.stderr)
             raise SystemExit(2) from None
         cls.config = Config(unrolled_loop_threshold=threshold, jit_decorators=wrappers)
+        cls._markers = tuple(m.decode() for m in markers(cls.config))   # its wrappers' modules too
 
     def __init__(self, tree, filename="<unknown>", lines=None):
         self.tree = tree
@@ -58,7 +58,7 @@ class JaxlintChecker:
         if self.lines is None:
             return True
         text = "".join(self.lines)      # one C-speed search per marker: ~10 us on 1,000 lines
-        return any(m in text for m in _MARKERS)
+        return any(m in text for m in self._markers)
 
     def run(self):
         if not self._mentions_jax():
@@ -72,5 +72,7 @@ class JaxlintChecker:
         except Exception as exc:  # noqa: BLE001 - a plugin that raises stops flake8's whole run
             yield 1, 0, f"JAX000 {internal_error_text(self.filename, exc)}", type(self)
             return
+        whole = file_noqa(self.lines) if self.lines is not None else None  # `# jaxlint: noqa`
         for f in findings:
-            yield f.line, f.col, f"{f.code} {f.message}", type(self)
+            if not file_suppressed(f, whole):
+                yield f.line, f.col, f"{f.code} {f.message}", type(self)

@@ -157,7 +157,7 @@ def lint_notebook(path: str, data: bytes, config=None):
     """(FileResult, CellMap or None). A malformed notebook is a FileResult error, never a crash."""
     from jaxlint.engine import lint_source
     from jaxlint.findings import FileResult
-    from jaxlint.source import RELEVANT_MARKERS
+    from jaxlint.source import SKIP_NOTE, markers
     try:
         extracted = extract(data)
     except NotebookError as exc:
@@ -165,6 +165,6 @@ def lint_notebook(path: str, data: bytes, config=None):
     if extracted is None:
         return FileResult(path=path, notes=["not a Python notebook; skipped"]), None
     text, cells = extracted
-    if not any(m.decode() in text for m in RELEVANT_MARKERS):
-        return FileResult(path=path), cells
+    if not any(m.decode() in text for m in markers(config)):
+        return FileResult(path=path, notes=[SKIP_NOTE]), cells
     return lint_source(text, path, config=config), cells

@@ -40,6 +40,8 @@ class Item:
 
     @property
     def location(self) -> str:
+        if self.line == 0:              # no position: a file that cannot be read (E902)
+            return self.path
         cell = f"cell_{self.cell}:" if self.cell is not None else ""
         return f"{self.path}:{cell}{self.line}:{self.column}"
 

@@ -21,7 +21,7 @@ from jaxlint.cache import Cache, decode, encode
 from jaxlint.config import Config
 from jaxlint.findings import FileResult
 from jaxlint.notebooks import CellMap
-from jaxlint.source import SourceError, mentions_jax, read_file
+from jaxlint.source import SKIP_NOTE, SourceError, mentions_jax, read_file
 from jaxlint.source import decode as decode_source
 
 
@@ -209,8 +209,9 @@ def _add_importers(universe: dict, jobs, cache) -> None:
 def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache]):
     """Fill `report` from the cache, or return (report, key, task) for the analysis to do."""
     path, config = report.path, report.config
-    if not path.endswith(".ipynb") and not mentions_jax(data):
-        return None                     # cannot hold a traced function: nothing to analyse
+    if not path.endswith(".ipynb") and not mentions_jax(data, config):
+        report.result.notes.append(SKIP_NOTE)   # cannot hold a traced function (--verbose says so)
+        return None
     key = found = None
     if cache:
         full = os.path.abspath(path)    # once: the cache needs it three times

@@ -20,8 +20,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Optional
 
-# Files that mention none of these cannot contain a traced function: skip them unparsed.
+# Files that mention none of these (nor a configured jit wrapper: see markers) cannot contain a
+# traced function: skip them unparsed.
 RELEVANT_MARKERS = (b"jax", b"equinox", b"flax")
+SKIP_NOTE = ("skipped: mentions neither jax, flax, equinox nor a configured jit wrapper "
+             "(jit-decorators)")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _TYPE_PARAMS = re.compile(r"\s*(?:(?:async\s+)?def|class)\s+\w+\s*\[|\s*type\s+\w+\s*[\[=]")
 
@@ -36,8 +39,15 @@ class SourceError(Exception):
         self.col = col
 
 
-def mentions_jax(data: bytes) -> bool:
-    return any(marker in data for marker in RELEVANT_MARKERS)
+def markers(config=None) -> tuple:
+    """What a file must mention to be analysed: JAX's libraries, and the module (or name) each
+    configured jit wrapper is imported from: a file using `mylib.jit` imports `mylib`."""
+    wrappers = getattr(config, "jit_decorators", None) or ()
+    return RELEVANT_MARKERS + tuple(sorted({name.split(".")[0].encode() for name in wrappers}))
+
+
+def mentions_jax(data: bytes, config=None) -> bool:
+    return any(marker in data for marker in markers(config))
 
 
 def decode(data: bytes) -> str:
@@ -140,10 +150,10 @@ def paused_gc():
         gc.enable()
 
 
-def load(path: str, data: Optional[bytes] = None) -> Optional[ParsedModule]:
+def load(path: str, data: Optional[bytes] = None, config=None) -> Optional[ParsedModule]:
     """Read, filter, decode and parse one file. None means: nothing JAX in it, skip."""
     if data is None:
         data = read_file(path)
-    if not mentions_jax(data):
+    if not mentions_jax(data, config):
         return None
     return parse(decode(data), path)
