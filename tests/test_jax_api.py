@@ -168,3 +168,14 @@ def test_numpy_metadata_functions_return_python_values_under_jit(name):
 
     jax.jit(probe)(jnp.ones((2, 3), jnp.float32))
     assert seen and not isinstance(seen[0], jax.core.Tracer), (name, seen)
+
+
+@pytest.mark.parametrize("name, param", sorted(api_tables.ARRAY_ALSO_ACCEPTED))
+def test_parameters_that_also_take_an_array_work_traced_with_one(name, param):
+    # an array of edges traced is fine; a count traced fails: the analysis stays silent on these
+    func = getattr(jnp, name.split(".", 1)[1])
+    x = jnp.linspace(0.0, 1.0, 10)
+    extra = (x,) if name == "jnp.histogram2d" else ()
+    jax.jit(lambda a, b: func(a, *extra, **{param: b}))(x, jnp.linspace(0.0, 1.0, 5))
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(lambda a, b: func(a, *extra, **{param: b}))(x, 4)

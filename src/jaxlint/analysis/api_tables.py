@@ -127,6 +127,12 @@ NUMPY_ARRAY_RESULTS = {
 # shape, a dtype, a bool) and never call __array__ (tests/test_jax_api.py checks each under jit).
 NUMPY_METADATA = {"np.shape", "np.ndim", "np.size", "np.dtype", "np.result_type", "np.issubdtype",
                   "np.isscalar", "np.iscomplexobj", "np.isrealobj"}
+# Concrete parameters that also take an array, traced or not: `jnp.histogram(x, bins=edges)`
+# with an array of edges works under jit, an int number of bins must be concrete. A traced value
+# there is reported only when it is known not to be an array (the probes traced an int; tests/
+# test_jax_api.py checks both ways).
+ARRAY_ALSO_ACCEPTED = {("jnp.histogram", "bins"), ("jnp.histogram2d", "bins"),
+                       ("jnp.histogram_bin_edges", "bins")}
 # Attributes of an array that are Python values under trace.
 STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "sharding", "aval", "weak_type", "itemsize",
                      "nbytes", "named_shape"}

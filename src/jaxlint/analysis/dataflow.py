@@ -1407,6 +1407,8 @@ class FunctionRun:
                     value = args[pos]
                 elif kw is not None and kw in kwargs:
                     value = kwargs[kw]
+                if value is not None and value.traced and (qual, kw) in api.ARRAY_ALSO_ACCEPTED:
+                    return        # an array of edges is fine traced: not known to be a count
                 if value is not None and value.traced:
                     kind = "slice" if qual in api.SLICE_SIZE_APIS else "shape"
                     self.flow.record(kind, n, value, self.frame, api=display + "()", arg=kw or f"argument {pos}")
