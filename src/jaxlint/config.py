@@ -30,7 +30,7 @@ DEFAULT_THRESHOLD = 16
 JAX_JIT_KEYWORDS = ("static_argnums", "static_argnames")
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
         "unrolled-loop-threshold", "jit-decorators", "confirmed-only", "project-analysis",
-        "respect-gitignore")
+        "respect-gitignore", "x64")
 _SELECTOR = re.compile(r"^JAX[0-9]{0,3}$")
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -59,13 +59,15 @@ class Config:
     confirmed_only: bool = False            # hide findings `jaxlint verify` found not reproduced
     project_analysis: bool = True           # follow traces into the project's other modules
     respect_gitignore: bool = True          # skip what .gitignore/.ignore files ignore (walks)
+    x64: bool = False                       # the program enables x64 where jaxlint cannot see it
     root: str = ""                          # directory patterns are relative to ("" = cwd)
     source: str = ""                        # the pyproject.toml it came from, for messages
 
     def fingerprint(self) -> str:
         """What changes findings: part of the cache key."""
         wrappers = sorted((k, tuple(v)) for k, v in self.jit_decorators.items())
-        return repr((self.unrolled_loop_threshold, wrappers) + (() if self.project_analysis else ("file-local",)))
+        return repr((self.unrolled_loop_threshold, wrappers) + (() if self.project_analysis else ("file-local",))
+                    + (("x64",) if self.x64 else ()))
 
     @functools.cached_property
     def _root_prefix(self) -> str:
@@ -245,7 +247,7 @@ def from_table(table: dict, pyproject: str) -> Config:
             values[name] = parse_threshold(value, where, label)
         elif key == "jit-decorators":
             values[name] = parse_jit_decorators(value, where, label)
-        elif key in ("confirmed-only", "project-analysis", "respect-gitignore"):
+        elif key in ("confirmed-only", "project-analysis", "respect-gitignore", "x64"):
             if not isinstance(value, bool):
                 raise ConfigError(where, label, "expected true or false")
             values[name] = value

@@ -186,11 +186,14 @@ class Project:
 
     # -- files ----------------------------------------------------------------------------------
     def files(self) -> list:
-        """Every Python file of the project (excluded folders skipped), at most MAX_FILES."""
+        """Every Python file of the project (excluded folders skipped), at most MAX_FILES. A
+        folder without a root marker is a project of its own modules and packages only."""
         if self._files is None:
             found = []
+            marked = self.marked
             for top, dirs, names in os.walk(self.root):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
+                                 and (marked or os.path.isfile(os.path.join(top, d, "__init__.py"))))
                 found.extend(os.path.join(top, n) for n in sorted(names) if n.endswith(".py"))
                 if len(found) > MAX_FILES:
                     break
@@ -218,6 +221,23 @@ class Project:
                     found.append(other)
                     break
         return found
+
+    @property
+    def marked(self) -> bool:
+        """Is the root a project's (a marker file), not a folder of loose scripts?"""
+        return any(os.path.exists(os.path.join(self.root, m)) for m in ROOT_MARKERS)
+
+    def mentions(self, words) -> bool:
+        """Does any file of the project contain one of these words (cached per run)? A folder
+        of loose scripts (no root marker) is not one program: never."""
+        if not self.marked:
+            return False
+        key = tuple(words)
+        cache = self.__dict__.setdefault("_mentions", {})
+        if key not in cache:
+            encoded = [w.encode() for w in words]
+            cache[key] = any(any(w in self._text(p) for w in encoded) for p in self.files())
+        return cache[key]
 
     def _text(self, path: str) -> bytes:
         cache = self.__dict__.setdefault("_texts", {})

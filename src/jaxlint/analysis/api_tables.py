@@ -127,6 +127,23 @@ NUMPY_ARRAY_RESULTS = {
 # shape, a dtype, a bool) and never call __array__ (tests/test_jax_api.py checks each under jit).
 NUMPY_METADATA = {"np.shape", "np.ndim", "np.size", "np.dtype", "np.result_type", "np.issubdtype",
                   "np.isscalar", "np.iscomplexobj", "np.isrealobj"}
+# jit wrappers whose `donate_argnums`/`donate_argnames` hand the argument's buffers to the
+# computation: the caller's array is deleted by the call (JAX 0.10.2, CPU included).
+DONATING_WRAPPERS = {"jax.jit", "jax.pmap"}
+# 64-bit dtypes: requested from JAX while x64 is off, they are truncated to 32 bits with a warning.
+DTYPES_64 = {"jnp.float64", "np.float64", "jnp.int64", "np.int64", "jnp.uint64", "np.uint64",
+             "jnp.complex128", "np.complex128", "jnp.double", "np.double", "np.longlong",
+             "np.ulonglong", "np.cdouble", "jnp.cdouble"}
+DTYPE_STRINGS_64 = {"float64", "int64", "uint64", "complex128", "f8", "i8", "u8", "c16", "double",
+                    "<f8", "<i8", "<u8", "<c16"}
+# Callables that make a 64-bit scalar or array from their argument: `jnp.float64(x)`.
+CONSTRUCTORS_64 = {"jnp.float64", "jnp.int64", "jnp.uint64", "jnp.complex128", "jnp.double"}
+# Where the dtype goes when passed by position (tests/test_jax_api.py checks each against the
+# installed JAX's signatures).
+DTYPE_POSITIONS = {"jnp.zeros": 1, "jnp.ones": 1, "jnp.empty": 1, "jnp.full": 2, "jnp.array": 1,
+                   "jnp.asarray": 1, "jnp.arange": 3, "jnp.eye": 3, "jnp.identity": 1,
+                   "jnp.zeros_like": 1, "jnp.ones_like": 1, "jnp.empty_like": 1, "jnp.full_like": 2,
+                   "jax.random.normal": 2, "jax.random.uniform": 2}
 # Concrete parameters that also take an array, traced or not: `jnp.histogram(x, bins=edges)`
 # with an array of edges works under jit, an int number of bins must be concrete. A traced value
 # there is reported only when it is known not to be an array (the probes traced an int; tests/

@@ -65,6 +65,7 @@ class BindingKind(enum.Enum):
     WALRUS = "walrus"                # `(name := value)`
     MATCH = "match"                  # a capture of a `case` pattern
     DELETION = "deletion"            # `del name`: makes the name local, unbinds it
+    MARK = "mark"                    # not a binding: a point a query follows (`reads_after`)
 
 
 class NameScope(enum.Enum):
@@ -362,6 +363,21 @@ class Scope:
         bindings = tuple(sorted((b for b in state if b is not _UNBOUND), key=lambda b: b.start))
         return Reaching(bindings, _UNBOUND in state)
 
+    def reads_after(self, name: str, stmt) -> list:
+        """The reads of `name` that run after `stmt` (a statement of this scope) with the value
+        it had there: reached from `stmt` along the control flow (the next iterations of a loop
+        around it included, `stmt` itself too then) before any rebinding. [(statement, Name node)]
+        in source order; `stmt`'s own rebinding (`p = step(p)`) ends the chain at once."""
+        mark = Binding(name, BindingKind.MARK, stmt, None, self.path_of.get(id(stmt), ()),
+                       (stmt.lineno, stmt.col_offset))
+        flow = _Flow(self, name, mark).run()
+        found = []
+        for other in self.statements:
+            state = flow.get(id(other))
+            if state and mark in state:
+                found.extend((other, node) for node in _reads_of(other, name))
+        return found
+
     def mutated(self, name: str) -> list:
         return self.mutations.get(name, [])
 
@@ -379,11 +395,13 @@ class _Flow:
     """Reaching bindings of one name through one scope's statements: a state is the set of
     bindings that may hold (with _UNBOUND for "none of this scope"); None is unreachable."""
 
-    def __init__(self, scope: Scope, name: str):
+    def __init__(self, scope: Scope, name: str, mark: Optional[Binding] = None):
         self.scope = scope
         self.name = name
         self.at: dict = {}
         self.by_stmt: dict = {}
+        if mark is not None:                # before the statement's own bindings: they win
+            self.by_stmt[id(mark.stmt)] = [mark]
         for b in scope.by_name.get(name, ()):
             self.by_stmt.setdefault(id(b.stmt), []).append(b)
         self.loops: list = []          # [(breaks, continues)] of the loops being run
@@ -406,7 +424,8 @@ class _Flow:
         return state
 
     def bind(self, stmt, state, kinds=None):
-        found = [b for b in self.by_stmt.get(id(stmt), ()) if kinds is None or b.kind in kinds]
+        found = [b for b in self.by_stmt.get(id(stmt), ())
+                 if kinds is None or b.kind in kinds or b.kind is BindingKind.MARK]
         found = [b for b in found if b.kind is not BindingKind.ANNOTATION]
         if not found or state is None:
             return state
@@ -558,6 +577,24 @@ def _own_expressions(stmt):
         yield stmt.test
     elif kind is ast.Raise and stmt.exc is not None:
         yield stmt.exc
+
+
+def _reads_of(stmt, name: str):
+    """The Name nodes reading `name` in what the statement evaluates itself (a compound
+    statement's header; not its blocks, not a nested def's or lambda's body)."""
+    kind = type(stmt)
+    if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        return
+    exprs = list(_own_expressions(stmt)) if _has_blocks(stmt) else \
+        [child for child in ast.iter_child_nodes(stmt) if isinstance(child, ast.expr)]
+    for expr in exprs:
+        for node in _expression_nodes(expr):
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                yield node
+
+
+def _has_blocks(stmt) -> bool:
+    return any(True for _ in _blocks(stmt))
 
 
 def _expression_nodes(expr):

@@ -58,6 +58,7 @@ class TracedEntry:
     diff: Optional[set] = None                   # autodiff alone (grad, vjp...): the differentiated params
     self_class: object = None                    # ClassInfo of the object a bound method was taken from
     fails_before_trace: str = ""                 # why JAX raises before tracing (`@jax.jit @staticmethod`)
+    donated: set = field(default_factory=set)    # parameters in donate_argnums/donate_argnames
 
     @property
     def node(self) -> ast.AST:
@@ -451,6 +452,8 @@ class TracedFinder:
     def _read_spec(self, entry: TracedEntry, keywords):
         nums_kw, names_kw = self.jit_wrappers.get(entry.wrapper, (None, None))
         spec = entry.spec
+        if entry.wrapper in api.DONATING_WRAPPERS:
+            self._read_donation(entry, keywords)
         for kw in keywords:
             if kw.arg is None:
                 spec.unresolved = True       # **options: cannot know
@@ -477,6 +480,22 @@ class TracedFinder:
                     continue
                 spec.argnames, spec.argnames_node = values, kw.value
         self._resolve_static(entry)
+
+    def _read_donation(self, entry: TracedEntry, keywords):
+        """The parameters `donate_argnums`/`donate_argnames` name (literals only; else none)."""
+        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        names = set(param_names(entry.args))
+        for kw in keywords:
+            if kw.arg not in ("donate_argnums", "donate_argnames"):
+                continue
+            value = _literal(kw.value, self.index)
+            values = (value,) if isinstance(value, (int, str)) else \
+                tuple(value) if isinstance(value, (tuple, list)) else ()
+            for v in values:
+                if kw.arg == "donate_argnums" and type(v) is int and -len(positional) <= v < len(positional):
+                    entry.donated.add(positional[v])
+                elif kw.arg == "donate_argnames" and isinstance(v, str) and v in names:
+                    entry.donated.add(v)
 
     def _resolve_static(self, entry: TracedEntry):
         args = entry.args

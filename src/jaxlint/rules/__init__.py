@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from jaxlint.rules.call_signature_drift import CallSignatureDrift
 from jaxlint.rules.data_dependent_shape import DataDependentShape
+from jaxlint.rules.donated_reuse import DonatedReuse
 from jaxlint.rules.dtype_drift import DtypeDrift
 from jaxlint.rules.jit_per_call import JitPerCall
 from jaxlint.rules.pytree_drift import PytreeDrift
@@ -21,12 +22,14 @@ from jaxlint.rules.traced_slice import TracedSlice
 from jaxlint.rules.traced_to_python import TracedToPython
 from jaxlint.rules.traced_type_test import TracedTypeTest
 from jaxlint.rules.unrolled_loop import UnrolledLoop
+from jaxlint.rules.x64_truncation import X64Truncation
 
 RULES = (
     TracedBool, TracedToPython, TracedShape, TracedSlice, DataDependentShape, TracedTypeTest,
     TraceTimePrint, TracedSelf,
     StaticUnbounded, StaticUnhashable, StaticSpecInvalid, StaticIdentityHash,
     JitPerCall, UnrolledLoop, RaggedBatch, CallSignatureDrift, ShapeDrift, DtypeDrift, PytreeDrift,
+    X64Truncation, DonatedReuse,
 )
 BY_CODE = {rule.code: rule for rule in RULES}
 

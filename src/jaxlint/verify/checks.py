@@ -20,7 +20,11 @@ import re
 
 from jaxlint.verify import recompiles as rc
 
-ERROR_CODES = {"JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX108", "JAX202", "JAX203"}
+ERROR_CODES = {"JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX108", "JAX202", "JAX203", "JAX403"}
+# rules about code that runs eagerly (a call, a read after it): their lines need not run traced
+EAGER_CODES = {"JAX202", "JAX203", "JAX402", "JAX403"}
+# rules whose confirmation is a warning JAX emits at the flagged line: code -> words of its message
+WARNING_CODES = {"JAX402": "Explicitly requested dtype"}
 # causes of a recompilation each rule predicts; JAX2xx/JAX3xx codes not listed here (rules added
 # later) are checked the same way and accept any cause at the call they flag
 RECOMPILE_CODES = {"JAX201": {rc.STATIC}, "JAX204": {rc.STATIC}, "JAX301": {rc.RECREATED},
@@ -74,6 +78,8 @@ def predicted_error(code: str, err: dict) -> bool:
         return _is(err, "TypeError") and bool(_SELF_PATH.search(err.get("message", "")))
     if code == "JAX202":
         return _is(err, "ValueError") and _says(err, "Non-hashable static arguments")
+    if code == "JAX403":
+        return _is(err, "RuntimeError") and _says(err, "has been deleted", "deleted or donated")
     if code == "JAX203":
         # at jax.jit(...) creation; for a negative static_argnums, at the call whose keyword
         # arguments shift the static slot onto an array
@@ -131,7 +137,7 @@ class Judge:
         """Whether the unit ran the finding's line; for trace-time claims, while JAX was tracing
         (a line run eagerly, e.g. under jax.disable_jit, does not exercise the finding)."""
         if traced is None:
-            traced = recompile_kinds(finding.code) is None and finding.code not in ("JAX202", "JAX203")
+            traced = recompile_kinds(finding.code) is None and finding.code not in EAGER_CODES
         lines = obs.get("traced_lines") if traced else None
         lines = set(obs.get("lines", []) if lines is None else lines)
         if finding.code == "JAX108":
@@ -170,6 +176,8 @@ class Judge:
             return self._print(finding, unit, obs)
         if code == "JAX302":
             return self._unrolled(finding, unit, obs)
+        if code in WARNING_CODES:
+            return self._warning(finding, unit, obs)
         if recompile_kinds(code) is not None:
             return self._recompile(finding, unit, obs)
         return "other", f"jaxlint verify has no check for {code}", {}
@@ -230,6 +238,18 @@ class Judge:
         if err.get("type") == "Unreachable":
             return "other", error_head(err), evidence
         return "other", f"{self.unit_label(unit)} raised {error_words(err)}", evidence
+
+    # -- warnings: JAX402 ------------------------------------------------------------------------
+    def _warning(self, finding, unit, obs):
+        words = WARNING_CODES[finding.code]
+        start, end = self.span(finding)
+        for category, message, line in obs.get("warnings", ()):
+            if words in message and start <= line <= end:
+                return ("confirmed", f"{category} at line {line}: {clip(message, 100)}",
+                        {"warning": category, "message": message, "line": line})
+        if self.reached(finding, obs, traced=False):
+            return "clean", f"{self.unit_label(unit)} ran line {finding.line} without the warning", {}
+        return self.not_reached(finding, unit, obs)
 
     def _negative_argnums(self, finding) -> bool:
         """Whether the jit at the finding passes a negative `static_argnums`."""

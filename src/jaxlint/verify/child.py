@@ -15,6 +15,7 @@ import io
 import os
 import sys
 import time
+import warnings
 
 from jaxlint.verify import marks
 from jaxlint.verify.observe import _same_file, describe_exception
@@ -405,6 +406,9 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
             coverage.staging = session.staging_trace
         return (_run(code, mode, namespace), None)[1]
 
+    caught = warnings.catch_warnings(record=True)
+    seen_warnings = caught.__enter__()
+    warnings.simplefilter("always")
     try:
         if coverage is not None:
             coverage.__enter__()
@@ -416,6 +420,7 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
         finally:
             if coverage is not None:
                 coverage.__exit__(None, None, None)
+            caught.__exit__(None, None, None)
     except instrument.Enough as stop:
         stopped = str(stop)
     except KeyboardInterrupt:
@@ -452,6 +457,8 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
            "lines": sorted(coverage.lines) if coverage else [], "traced_lines": traced,
            "writes": out.writes, "traces": recorder.records[mark:], "trace_offset": mark,
            "calls": session.calls, "call_count": session.count,
+           "warnings": [[w.category.__name__, str(w.message)[:MAX_TEXT], w.lineno]
+                        for w in seen_warnings[:MAX_WRITES] if _same_file(w.filename, path)],
            "mark_counts": {str(k): v for k, v in coverage.counts.items()} if coverage is not None else {}}
     if stopped:
         obs["stopped"] = stopped

@@ -1,0 +1,156 @@
+"""JAX402 x64-truncation."""
+
+import ast
+
+from jaxlint.analysis import api_tables as api
+from jaxlint.analysis.syntax import LineFilter, pruned_walk
+from jaxlint.findings import Finding
+from jaxlint.rules.base import Rule
+
+# Words whose presence in the file (or, in project mode, anywhere in the project) means x64 may be
+# enabled: the config flag, the context manager and the environment variable.
+ENABLING_WORDS = ("jax_enable_x64", "enable_x64", "JAX_ENABLE_X64", "x64_enabled")
+_NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.")
+
+
+class X64Truncation(Rule):
+    code = "JAX402"
+    name = "x64-truncation"
+    family = "broken state"
+    summary = "A 64-bit dtype requested from JAX in a program that never enables x64."
+    what = """
+        Flags an explicit 64-bit dtype (`float64`, `int64`, `uint64`, `complex128`) asked of
+        JAX: the `dtype` of a `jnp`/`lax`/`jax.random` call (by keyword or by position),
+        `.astype(...)` on a JAX array, `jnp.float64(x)`, when nothing in the program enables
+        64-bit mode (`jax.config.update("jax_enable_x64", True)`, `jax.enable_x64`, the
+        `JAX_ENABLE_X64` environment variable), or reads whether it is on (`x64_enabled`). NumPy's
+        own float64 arrays are not flagged. Only programs are checked (a file that runs something:
+        an `if __name__ == "__main__":` block or top-level calls, a notebook): a library module
+        gets x64 from the program that imports it. A project that enables x64 where the analysis
+        cannot see it sets `x64 = true` in `[tool.jaxlint]`.
+    """
+    why = """
+        With x64 off (the default) JAX cannot make the array: it warns (`UserWarning: Explicitly
+        requested dtype float64 ... will be truncated to dtype float32`) and returns 32 bits. A
+        numerical method that needs double precision silently runs in single precision.
+    """
+    example = """
+        import jax.numpy as jnp
+
+        def gram(x):
+            return jnp.asarray(x, dtype=jnp.float64) @ x.T
+
+        print(gram(jnp.ones((3, 2))))
+    """
+    use_instead = """
+        import jax
+        import jax.numpy as jnp
+
+        jax.config.update("jax_enable_x64", True)
+
+        def gram(x):
+            return jnp.asarray(x, dtype=jnp.float64) @ x.T
+
+        print(gram(jnp.ones((3, 2))))
+    """
+    fix = ("No automatic fix: whether the program needs 64 bits (enable x64) or not (request "
+           "32 bits) is the author's choice.")
+
+    def check(self, analysis):
+        if getattr(analysis.config, "x64", False) or not _is_program(analysis) or _enables_x64(analysis):
+            return
+        lines = analysis.lines
+        words = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8", "u8", "c16"}
+        model = analysis.model
+        for node in pruned_walk(analysis.tree, LineFilter(lines, words)):
+            if not isinstance(node, ast.Call):
+                continue
+            requested = self._requested(analysis, model, node)
+            if requested:
+                yield Finding(
+                    code=self.code, line=node.lineno, col=node.col_offset,
+                    message=(f"{requested}, but this program never enables x64: JAX warns and "
+                             f"truncates it to 32 bits (UserWarning: Explicitly requested dtype ... "
+                             f"will be truncated). Fix: request a 32-bit dtype, or enable x64 at "
+                             f"startup (jax.config.update(\"jax_enable_x64\", True)); if the project "
+                             f"enables it elsewhere, set x64 = true in [tool.jaxlint]"))
+
+    def _requested(self, analysis, model, call: ast.Call) -> str:
+        qual = analysis.imports.resolve(call.func) or ""
+        if qual in api.CONSTRUCTORS_64:
+            return f"`{qual}(...)` makes a {qual.split('.')[-1]} value"
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "astype" and call.args:
+            dtype = _dtype_64(analysis, model, call.args[0], call)
+            if dtype and _is_jax_value(analysis, model, call.func.value, call):
+                return f"`.astype({dtype})` asks JAX for {_bare(dtype)}"
+            return ""
+        if not qual.startswith(_NAMESPACES):
+            return ""
+        dtype_node = next((kw.value for kw in call.keywords if kw.arg == "dtype"), None)
+        position = api.DTYPE_POSITIONS.get(qual)
+        if dtype_node is None and position is not None and len(call.args) > position \
+                and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+            dtype_node = call.args[position]
+        if dtype_node is None:
+            return ""
+        dtype = _dtype_64(analysis, model, dtype_node, call)
+        return f"`{qual}(..., dtype={dtype})` requests {_bare(dtype)}" if dtype else ""
+
+
+def _is_program(analysis) -> bool:
+    """Does the file run something itself (a script, a notebook), rather than only define what
+    others import? `if __name__ == "__main__":` or a top-level call statement."""
+    if analysis.path.endswith(".ipynb"):
+        return True
+    for stmt in analysis.tree.body:
+        if isinstance(stmt, ast.If) and "__main__" in ast.dump(stmt.test):
+            return True
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            return True
+    return False
+
+
+def _enables_x64(analysis) -> bool:
+    """Does the file, or the project around it, mention a way of enabling x64?"""
+    lines = analysis.lines or []
+    if any(word in line for line in lines for word in ENABLING_WORDS):
+        return True
+    view = getattr(analysis.flow, "external", None)
+    return view is not None and view.project.mentions(ENABLING_WORDS)
+
+
+def _bare(dtype: str) -> str:
+    return dtype.rsplit(".", 1)[-1].strip("'\"")
+
+
+def _dtype_64(analysis, model, node, at) -> str:
+    """The text of a 64-bit dtype that `node` is (through one variable), else ""."""
+    if isinstance(node, ast.Name):
+        value = model.value(node.id, model.statement_of(at), model.scope_of(at))
+        if value is not None and isinstance(value, (ast.Attribute, ast.Constant, ast.Name)) and value is not node:
+            found = _dtype_64(analysis, model, value, at) if not isinstance(value, ast.Name) else ""
+            if found:
+                return found
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in api.DTYPE_STRINGS_64:
+        return repr(node.value)
+    qual = analysis.imports.resolve(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
+    if qual in api.DTYPES_64:
+        return qual
+    return ""
+
+
+def _is_jax_value(analysis, model, node, at) -> bool:
+    """Is `node` evidently a JAX array: made by a jnp/lax/jax.random call, directly or through a
+    variable whose one value is such a call?"""
+    if isinstance(node, ast.Name):
+        value = model.value(node.id, model.statement_of(at), model.scope_of(at))
+        if value is None or value is node:
+            return False
+        node = value
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in ("astype", "reshape", "T", "sum", "mean"):
+        node = node.func.value
+    if isinstance(node, ast.Call):
+        qual = analysis.imports.resolve(node.func) or ""
+        return qual.startswith(_NAMESPACES) and qual not in ("jnp.dtype",)
+    return False
