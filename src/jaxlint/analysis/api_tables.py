@@ -130,6 +130,11 @@ NUMPY_METADATA = {"np.shape", "np.ndim", "np.size", "np.dtype", "np.result_type"
 # jit wrappers whose `donate_argnums`/`donate_argnames` hand the argument's buffers to the
 # computation: the caller's array is deleted by the call (JAX 0.10.2, CPU included).
 DONATING_WRAPPERS = {"jax.jit", "jax.pmap"}
+# jax.random functions that do not consume the key they are given (make, inspect or derive one
+# without using it up: fold_in's result is a new key, the input stays usable).
+KEY_NOT_CONSUMED = {"jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in", "jax.random.key_data",
+                    "jax.random.wrap_key_data", "jax.random.key_impl", "jax.random.clone",
+                    "jax.random.default_prng_impl"}
 # 64-bit dtypes: requested from JAX while x64 is off, they are truncated to 32 bits with a warning.
 DTYPES_64 = {"jnp.float64", "np.float64", "jnp.int64", "np.int64", "jnp.uint64", "np.uint64",
              "jnp.complex128", "np.complex128", "jnp.double", "np.double", "np.longlong",

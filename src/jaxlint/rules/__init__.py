@@ -7,6 +7,7 @@ from jaxlint.rules.data_dependent_shape import DataDependentShape
 from jaxlint.rules.donated_reuse import DonatedReuse
 from jaxlint.rules.dtype_drift import DtypeDrift
 from jaxlint.rules.jit_per_call import JitPerCall
+from jaxlint.rules.prng_key_reuse import PrngKeyReuse
 from jaxlint.rules.pytree_drift import PytreeDrift
 from jaxlint.rules.ragged_batch import RaggedBatch
 from jaxlint.rules.shape_drift import ShapeDrift
@@ -29,7 +30,7 @@ RULES = (
     TraceTimePrint, TracedSelf,
     StaticUnbounded, StaticUnhashable, StaticSpecInvalid, StaticIdentityHash,
     JitPerCall, UnrolledLoop, RaggedBatch, CallSignatureDrift, ShapeDrift, DtypeDrift, PytreeDrift,
-    X64Truncation, DonatedReuse,
+    PrngKeyReuse, X64Truncation, DonatedReuse,
 )
 BY_CODE = {rule.code: rule for rule in RULES}
 
