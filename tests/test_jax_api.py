@@ -179,3 +179,12 @@ def test_parameters_that_also_take_an_array_work_traced_with_one(name, param):
     jax.jit(lambda a, b: func(a, *extra, **{param: b}))(x, jnp.linspace(0.0, 1.0, 5))
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.jit(lambda a, b: func(a, *extra, **{param: b}))(x, 4)
+
+
+@pytest.mark.parametrize("name, position", sorted(api_tables.DTYPE_POSITIONS.items()))
+def test_dtype_positions_follow_the_signature(name, position):
+    import inspect
+    module, _, attr = name.rpartition(".")
+    func = getattr({"jnp": jnp, "lax": lax, "jax.random": jax.random}[module], attr)
+    params = list(inspect.signature(func).parameters)
+    assert params[position] in ("dtype", "new_dtype"), (name, params)

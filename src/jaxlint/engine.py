@@ -130,7 +130,7 @@ def lint_file(path: str, config=None, rules=None, data: Optional[bytes] = None,
 def _lint_file(path, config, rules, data, honour_noqa, project=None, externals=()) -> FileResult:
     result = FileResult(path=path)
     try:
-        parsed = load(path, data, config)
+        parsed = load(path, data, config, force=bool(externals))
     except SourceError as exc:
         result.error, result.error_line, result.error_col = exc.message, exc.line, exc.col
         return result

@@ -150,10 +150,11 @@ def paused_gc():
         gc.enable()
 
 
-def load(path: str, data: Optional[bytes] = None, config=None) -> Optional[ParsedModule]:
-    """Read, filter, decode and parse one file. None means: nothing JAX in it, skip."""
+def load(path: str, data: Optional[bytes] = None, config=None, force: bool = False) -> Optional[ParsedModule]:
+    """Read, filter, decode and parse one file. None means: nothing JAX in it, skip (unless
+    `force`: another module's trace calls into it)."""
     if data is None:
         data = read_file(path)
-    if not mentions_jax(data, config):
+    if not force and not mentions_jax(data, config):
         return None
     return parse(decode(data), path)

@@ -148,7 +148,7 @@ CONSTRUCTORS_64 = {"jnp.float64", "jnp.int64", "jnp.uint64", "jnp.complex128", "
 DTYPE_POSITIONS = {"jnp.zeros": 1, "jnp.ones": 1, "jnp.empty": 1, "jnp.full": 2, "jnp.array": 1,
                    "jnp.asarray": 1, "jnp.arange": 3, "jnp.eye": 3, "jnp.identity": 1,
                    "jnp.zeros_like": 1, "jnp.ones_like": 1, "jnp.empty_like": 1, "jnp.full_like": 2,
-                   "jax.random.normal": 2, "jax.random.uniform": 2}
+                   "jax.random.normal": 2, "jax.random.uniform": 2, "lax.convert_element_type": 1}
 # Concrete parameters that also take an array, traced or not: `jnp.histogram(x, bins=edges)`
 # with an array of edges works under jit, an int number of bins must be concrete. A traced value
 # there is reported only when it is known not to be an array (the probes traced an int; tests/

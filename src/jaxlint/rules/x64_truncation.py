@@ -61,11 +61,14 @@ class X64Truncation(Rule):
             return
         lines = analysis.lines
         words = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8", "u8", "c16"}
+        if LineFilter(lines, words).hits == []:
+            return              # no 64-bit dtype named anywhere in the file
         model = analysis.model
-        for node in pruned_walk(analysis.tree, LineFilter(lines, words)):
+        traced = {id(e.func.node) for e in analysis.entries if e.func is not None}
+        for node in pruned_walk(analysis.tree, LineFilter(None, ())):
             if not isinstance(node, ast.Call):
                 continue
-            requested = self._requested(analysis, model, node)
+            requested = self._requested(analysis, model, node, traced)
             if requested:
                 yield Finding(
                     code=self.code, line=node.lineno, col=node.col_offset,
@@ -75,18 +78,20 @@ class X64Truncation(Rule):
                              f"startup (jax.config.update(\"jax_enable_x64\", True)); if the project "
                              f"enables it elsewhere, set x64 = true in [tool.jaxlint]"))
 
-    def _requested(self, analysis, model, call: ast.Call) -> str:
+    def _requested(self, analysis, model, call: ast.Call, traced=frozenset()) -> str:
         qual = analysis.imports.resolve(call.func) or ""
         if qual in api.CONSTRUCTORS_64:
             return f"`{qual}(...)` makes a {qual.split('.')[-1]} value"
         if isinstance(call.func, ast.Attribute) and call.func.attr == "astype" and call.args:
             dtype = _dtype_64(analysis, model, call.args[0], call)
-            if dtype and _is_jax_value(analysis, model, call.func.value, call):
+            if dtype and (_is_jax_value(analysis, model, call.func.value, call) or
+                          _in_traced_function(analysis, call, traced) and
+                          not _is_numpy_value(analysis, model, call.func.value, call)):
                 return f"`.astype({dtype})` asks JAX for {_bare(dtype)}"
             return ""
         if not qual.startswith(_NAMESPACES):
             return ""
-        dtype_node = next((kw.value for kw in call.keywords if kw.arg == "dtype"), None)
+        dtype_node = next((kw.value for kw in call.keywords if kw.arg in ("dtype", "new_dtype")), None)
         position = api.DTYPE_POSITIONS.get(qual)
         if dtype_node is None and position is not None and len(call.args) > position \
                 and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
@@ -137,6 +142,22 @@ def _dtype_64(analysis, model, node, at) -> str:
     if qual in api.DTYPES_64:
         return qual
     return ""
+
+
+def _in_traced_function(analysis, node, traced) -> bool:
+    """Is `node` in the body of a function the file traces (jit, a lax body)? Its arrays are
+    tracers there, so their methods are JAX operations."""
+    for anc in analysis.parents.chain(node):
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return id(anc) in traced
+    return False
+
+
+def _is_numpy_value(analysis, model, node, at) -> bool:
+    if isinstance(node, ast.Name):
+        value = model.value(node.id, model.statement_of(at), model.scope_of(at))
+        node = value if value is not None else node
+    return isinstance(node, ast.Call) and (analysis.imports.resolve(node.func) or "").startswith("np.")
 
 
 def _is_jax_value(analysis, model, node, at) -> bool:

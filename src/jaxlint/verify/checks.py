@@ -79,7 +79,9 @@ def predicted_error(code: str, err: dict) -> bool:
     if code == "JAX202":
         return _is(err, "ValueError") and _says(err, "Non-hashable static arguments")
     if code == "JAX403":
-        return _is(err, "RuntimeError") and _says(err, "has been deleted", "deleted or donated")
+        # RuntimeError (Array has been deleted), or from a cached call's fast path ValueError /
+        # JaxRuntimeError (Buffer has been deleted or donated): which one depends on JAX's caches
+        return _says(err, "has been deleted", "deleted or donated")
     if code == "JAX203":
         # at jax.jit(...) creation; for a negative static_argnums, at the call whose keyword
         # arguments shift the static slot onto an array

@@ -406,9 +406,26 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
             coverage.staging = session.staging_trace
         return (_run(code, mode, namespace), None)[1]
 
-    caught = warnings.catch_warnings(record=True)
-    seen_warnings = caught.__enter__()
+    caught = warnings.catch_warnings()
+    caught.__enter__()
     warnings.simplefilter("always")
+    seen_warnings = []
+
+    def remember(message, category, filename, lineno, file=None, line=None):
+        # JAX warns with a fixed stacklevel that often lands in its own code: the line of the
+        # program is the innermost frame of this file on the stack when the warning is shown
+        if len(seen_warnings) < MAX_WRITES:
+            frame, here = sys._getframe(1), None
+            while frame is not None and here is None:
+                if _same_file(frame.f_code.co_filename, path):
+                    here = frame.f_lineno
+                frame = frame.f_back
+            if here is None and _same_file(filename, path):
+                here = lineno
+            if here is not None:
+                seen_warnings.append([category.__name__, str(message)[:MAX_TEXT], here])
+
+    warnings.showwarning = remember
     try:
         if coverage is not None:
             coverage.__enter__()
@@ -457,8 +474,7 @@ def _attempt(unit, code, mode, namespace, path, probes, recorder, current, budge
            "lines": sorted(coverage.lines) if coverage else [], "traced_lines": traced,
            "writes": out.writes, "traces": recorder.records[mark:], "trace_offset": mark,
            "calls": session.calls, "call_count": session.count,
-           "warnings": [[w.category.__name__, str(w.message)[:MAX_TEXT], w.lineno]
-                        for w in seen_warnings[:MAX_WRITES] if _same_file(w.filename, path)],
+           "warnings": seen_warnings,
            "mark_counts": {str(k): v for k, v in coverage.counts.items()} if coverage is not None else {}}
     if stopped:
         obs["stopped"] = stopped

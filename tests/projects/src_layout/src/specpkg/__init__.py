@@ -1,0 +1,3 @@
+from .solver import power_iteration
+
+__all__ = ["power_iteration"]

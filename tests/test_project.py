@@ -1,0 +1,153 @@
+"""The whole project: the index of modules (against the import system) and traces that cross
+module boundaries (against the `# expect:` comments of small projects under tests/projects)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import random
+import shutil
+import sys
+
+import pytest
+
+from console import check
+from fixture_expectations import expected_findings
+from jaxlint.project import Project, find_root, import_bindings
+
+PROJECTS = pathlib.Path(__file__).resolve().parent / "projects"
+CASES = sorted(p for p in PROJECTS.iterdir() if p.is_dir())
+
+
+def _expected(folder) -> set:
+    found = set()
+    for path in sorted(folder.rglob("*.py")):
+        for line, code in expected_findings(path):
+            found.add((str(path.relative_to(folder)), line, code))
+    return found
+
+
+def _reported(result, folder) -> set:
+    found = set()
+    for line in result.out.splitlines():
+        parts = line.split(":", 3)
+        if len(parts) == 4 and parts[3].strip().startswith("JAX"):
+            path = pathlib.Path(parts[0])
+            path = path if path.is_absolute() else folder / path
+            found.add((str(path.resolve().relative_to(folder.resolve())), int(parts[1]),
+                       parts[3].split()[0]))
+    return found
+
+
+@pytest.mark.parametrize("folder", CASES, ids=lambda p: p.name)
+def test_a_project_linted_whole_reports_its_expectations(folder):
+    result = check(".", cwd=folder)
+    assert _reported(result, folder) == _expected(folder), result.out + result.err
+
+
+@pytest.mark.parametrize("folder", CASES, ids=lambda p: p.name)
+def test_a_helper_linted_alone_sees_the_trace_from_the_module_importing_it(folder):
+    # the editor's and pre-commit's case: one file named, the project around it read
+    for path, line, code in sorted(_expected(folder)):
+        result = check(path, cwd=folder)
+        assert (path, line, code) in _reported(result, folder), result.out + result.err
+
+
+def test_file_local_analysis_is_one_switch_away(tmp_path):
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "helper_bool", folder)
+    assert _reported(check("--no-project", ".", cwd=folder), folder) == set()
+    (folder / "pyproject.toml").write_text('[project]\nname = "p"\n[tool.jaxlint]\nproject-analysis = false\n')
+    assert _reported(check(".", cwd=folder), folder) == set()
+
+
+def test_a_change_in_one_module_is_seen_through_the_cache(tmp_path):
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "helper_bool", folder)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    first = check(*cache, ".", cwd=folder)
+    assert _reported(first, folder) == {("mypkg/ops.py", 5, "JAX101")}
+    # the caller stops jitting: the helper's finding goes, though ops.py did not change
+    train = folder / "mypkg" / "train.py"
+    train.write_text(train.read_text().replace("@jax.jit\n", ""))
+    assert _reported(check(*cache, ".", cwd=folder), folder) == set()
+    train.write_text((PROJECTS / "helper_bool" / "mypkg" / "train.py").read_text())
+    assert _reported(check(*cache, ".", cwd=folder), folder) == {("mypkg/ops.py", 5, "JAX101")}
+
+
+def test_a_deleted_or_broken_module_leaves_the_others_linted(tmp_path):
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "helper_bool", folder)
+    ops = folder / "mypkg" / "ops.py"
+    ops.write_text("import jax\n\ndef clip_positive(x, limit:\n")
+    result = check(".", cwd=folder)
+    assert "E999" in result.out and "Traceback" not in result.err, result.out + result.err
+    ops.unlink()
+    result = check(".", cwd=folder)
+    assert result.code == 0 and "Traceback" not in result.err, result.out + result.err
+
+
+def test_an_import_cycle_between_user_modules_ends(tmp_path):
+    folder = tmp_path / "p"
+    (folder / "cyc").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text('[project]\nname = "cyc"\n')
+    (folder / "cyc" / "__init__.py").write_text("")
+    (folder / "cyc" / "a.py").write_text(
+        "import jax\nfrom cyc import b\n\n\ndef back(n):\n    if n > 1:  # expect: JAX101\n"
+        "        return b.forth(n - 1)\n    return n\n\n\n@jax.jit\ndef entry(n):\n    return b.forth(n)\n")
+    (folder / "cyc" / "b.py").write_text(
+        "from cyc import a\n\n\ndef forth(n):\n    return a.back(n * 2)\n")
+    result = check(".", cwd=folder)
+    assert _reported(result, folder) == {("cyc/a.py", 6, "JAX101")}, result.out + result.err
+
+
+def test_roots_and_module_names(tmp_path):
+    layout = tmp_path / "proj"
+    (layout / "src" / "pkg" / "sub").mkdir(parents=True)
+    (layout / "pyproject.toml").write_text("")
+    for init in ("src/pkg/__init__.py", "src/pkg/sub/__init__.py"):
+        (layout / init).write_text("")
+    (layout / "src" / "pkg" / "sub" / "mod.py").write_text("from .. import x\nfrom ..sub import mod as m\n")
+    (layout / "src" / "pkg" / "x.py").write_text("def f():\n    pass\n")
+    assert find_root(str(layout / "src" / "pkg" / "sub" / "mod.py")) == str(layout)
+    project = Project.at(str(layout))
+    mod = str(layout / "src" / "pkg" / "sub" / "mod.py")
+    assert project.module_name(mod) == "pkg.sub.mod"
+    assert project.module_path("pkg.x") == str(layout / "src" / "pkg" / "x.py")
+    assert project.absolute("..x", mod) == "pkg.x"
+    assert project.resolve("..x.f", mod).path == str(layout / "src" / "pkg" / "x.py")
+    assert project.resolve("numpy.zeros", mod) is None       # installed packages stay outside
+    loose = tmp_path / "loose"
+    (loose / "pkg").mkdir(parents=True)
+    (loose / "pkg" / "__init__.py").write_text("")
+    (loose / "pkg" / "a.py").write_text("")
+    assert find_root(str(loose / "pkg" / "a.py")) == str(loose)   # no marker: above the package
+
+
+def test_module_names_and_relative_imports_agree_with_the_import_system():
+    # the installed jax package as a project rooted at its site-packages folder: every sampled
+    # module's file is what importlib finds, and every relative import resolves as Python would
+    import jax
+    site = pathlib.Path(jax.__file__).resolve().parent.parent
+    project = Project(root=str(site), source_roots=[str(site)])
+    files = sorted((site / "jax").rglob("*.py"))
+    sample = random.Random(0).sample(files, min(120, len(files)))
+    relative = 0
+    for path in sample:
+        name = project.module_name(str(path))
+        assert name is not None, path
+        spec = importlib.util.find_spec(name) if "tests" not in name else None
+        if spec is not None and spec.origin:
+            assert os.path.realpath(spec.origin) == os.path.realpath(project.module_path(name)), name
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        import ast
+        for dotted in import_bindings(ast.parse(path.read_text(encoding="utf-8")).body).values():
+            if dotted.startswith("."):
+                level = len(dotted) - len(dotted.lstrip("."))
+                expected = importlib.util.resolve_name("." * level + dotted[level:], package) \
+                    if dotted[level:] else importlib.util.resolve_name("." * level, package)
+                assert project.absolute(dotted, str(path)) == expected, (path, dotted)
+                relative += 1
+    assert relative > 20
+    assert sys.modules.get("jax") is jax
