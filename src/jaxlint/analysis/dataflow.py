@@ -215,7 +215,51 @@ class FunctionRun:
     def stmt_Assign(self, s):
         value = self.eval(s.value)
         for target in s.targets:
+            if isinstance(target, ast.Name) and target.id in self._declared_outer():
+                self.check_leak(target, None, value, "global", name=target.id)
             self.bind(target, value)
+
+    def _declared_outer(self) -> set:
+        """Names this function declares `global` or `nonlocal` (their stores outlive a trace)."""
+        node = self.func.node if isinstance(self.func, FuncInfo) else None
+        if node is None:
+            return set()
+        where = self.flow.index.model.scope(node)
+        return where.declared_global | where.declared_nonlocal
+
+    def check_leak(self, node, container, value: V, how: str, name: str = "") -> None:
+        """A traced value stored into state that outlives the trace (JAX109): a container or
+        object the traced code did not create (a module-level or eager closure's list/dict, an
+        attribute of a static `self`), or a `global`/`nonlocal` name."""
+        if value is None or not value.traced or value.diff or value.maykey:
+            return
+        if container is not None:
+            root = container
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if not isinstance(root, ast.Name):
+                return
+            name = root.id
+            if name == "self" and self.self_value is not None:
+                if self.self_value.traced or self.self_value.state == vals.OBJECT:
+                    return      # a pytree self, or an object made in the trace: a temporary
+            elif self.env.is_local(name) or name not in self.flow.index.module_names \
+                    and not self._free_of_eager_scope(name):
+                return
+            if self.imports.resolve(root) is not None:
+                return          # a module (`jnp`, `np`): not a store into program state
+        self.flow.record("leak", node, value, self.frame, into=name, how=how)
+
+    def _free_of_eager_scope(self, name: str) -> bool:
+        """Is `name` bound by an enclosing function that is not being traced (a factory whose
+        local list the traced closure appends to)?"""
+        node = self.func.node if isinstance(self.func, FuncInfo) else None
+        if node is None:
+            return False
+        model = self.flow.index.model
+        where = model.scope(node)
+        owner = model.defining_scope(name, where)
+        return owner is not None and owner is not where and owner.kind.value == "function"
 
     def stmt_AnnAssign(self, s):
         if s.value is not None:
@@ -384,6 +428,12 @@ class FunctionRun:
             self.bind(target.value, value)
         else:
             self.eval(target)   # attribute / subscript stores: still check what they evaluate
+            root = target.value
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id != "self" and not self.env.is_local(root.id) \
+                    and root.id in self.flow.index.module_names:
+                self.check_leak(target, target.value, value, "assignment")   # `CACHE[k] = v` at module level
             self.store_field(target, value)
 
     def store_field(self, target, value: V):
@@ -1286,6 +1336,9 @@ class FunctionRun:
 
     def call_method(self, n, receiver: V, attr: str, args, kwargs) -> V:
         everything = args + list(kwargs.values())
+        if attr in _STORING_METHODS:
+            for value in everything:
+                self.check_leak(n, n.func.value, value, f".{attr}()")
         if receiver.state == vals.AT:
             base = receiver.extra
             return vals.derived([base] + everything) if base is not None else UNKNOWN_V
@@ -1890,6 +1943,9 @@ _PURE_BUILTINS = {"len", "print", "isinstance", "issubclass", "str", "repr", "fo
                   "hasattr", "getattr", "callable", "sorted", "list", "tuple", "dict", "set", "iter",
                   "enumerate", "zip", "range", "min", "max", "sum", "abs", "any", "all", "bool", "int",
                   "float", "hash"}
+# Methods that store their argument into the receiver (a list, dict, set or deque).
+# (`update`/`add` are left out: `tx.update(grads, state)` and `x.at[i].add(v)` store nothing)
+_STORING_METHODS = {"append", "extend", "appendleft"}   # `buffer.insert(state, x)` is often functional
 _MUTATING_METHODS = {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__"}
 _DIFFERENTIABLE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 

@@ -15,6 +15,7 @@ from jaxlint.rules.static_identity_hash import StaticIdentityHash
 from jaxlint.rules.static_spec_invalid import StaticSpecInvalid
 from jaxlint.rules.static_unbounded import StaticUnbounded
 from jaxlint.rules.static_unhashable import StaticUnhashable
+from jaxlint.rules.trace_leak import TraceLeak
 from jaxlint.rules.trace_time_print import TraceTimePrint
 from jaxlint.rules.traced_bool import TracedBool
 from jaxlint.rules.traced_self import TracedSelf
@@ -27,7 +28,7 @@ from jaxlint.rules.x64_truncation import X64Truncation
 
 RULES = (
     TracedBool, TracedToPython, TracedShape, TracedSlice, DataDependentShape, TracedTypeTest,
-    TraceTimePrint, TracedSelf,
+    TraceTimePrint, TracedSelf, TraceLeak,
     StaticUnbounded, StaticUnhashable, StaticSpecInvalid, StaticIdentityHash,
     JitPerCall, UnrolledLoop, RaggedBatch, CallSignatureDrift, ShapeDrift, DtypeDrift, PytreeDrift,
     PrngKeyReuse, X64Truncation, DonatedReuse,

@@ -151,7 +151,8 @@ def finding_at(rule, node, message, frame, value) -> Finding:
 # Which code reports each kind of sink the dataflow records: one table, read by the trace-time
 # rules and by the make-static fix (which gathers the parameters behind one finding's sinks).
 SINK_CODES = {"bool": "JAX101", "convert": "JAX102", "shape": "JAX103", "static-arg": "JAX103",
-              "slice": "JAX104", "datadep": "JAX105", "typetest": "JAX106", "print": "JAX107"}
+              "slice": "JAX104", "datadep": "JAX105", "typetest": "JAX106", "print": "JAX107",
+              "leak": "JAX109"}
 
 
 def sink_kinds_of(code: str) -> tuple:

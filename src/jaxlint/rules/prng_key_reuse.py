@@ -20,7 +20,8 @@ class PrngKeyReuse(Rule):
         after a sampler, or a sampler in a loop that never replaces the key (reported on the
         sampler: each iteration draws the same numbers). `fold_in` does not consume a key; a
         rebinding (`key, sub = jax.random.split(key)`) starts a new value. Two identical calls
-        on one key (a reproducibility check) are not flagged.
+        on one key (a reproducibility check) are not flagged, except `split`: two equal splits
+        hand out the same subkeys twice.
     """
     why = """
         A key is a value, not a stream: the same key gives the same bits. Two samplers on one key
@@ -70,8 +71,9 @@ class PrngKeyReuse(Rule):
                 if again is None or id(node) in reported:
                     continue
                 second = again[0]
-                if second is not call and ast.dump(second) == ast.dump(call):
-                    continue      # the same draw twice: a reproducibility check
+                if second is not call and ast.dump(second) == ast.dump(call) \
+                        and _name(analysis, call) != "jax.random.split":
+                    continue      # the same draw twice: a reproducibility check (two equal splits are not)
                 reported.add(id(node))
                 first = _name(analysis, call)
                 where = ("in every iteration of the loop around it: each draw repeats the last"

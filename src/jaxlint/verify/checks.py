@@ -23,6 +23,9 @@ from jaxlint.verify import recompiles as rc
 ERROR_CODES = {"JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX108", "JAX202", "JAX203", "JAX403"}
 # rules about code that runs eagerly (a call, a read after it): their lines need not run traced
 EAGER_CODES = {"JAX202", "JAX203", "JAX402", "JAX403"}
+# rules confirmed by an error JAX raises elsewhere than the flagged line: code -> (exception
+# names, whether the flagged line must be in the error's traceback chain)
+LATE_ERROR_CODES = {"JAX109": (("UnexpectedTracerError",), False), "JAX401": (("KeyReuseError",), True)}
 # rules whose confirmation is a warning JAX emits at the flagged line: code -> words of its message
 WARNING_CODES = {"JAX402": "Explicitly requested dtype"}
 # causes of a recompilation each rule predicts; JAX2xx/JAX3xx codes not listed here (rules added
@@ -180,6 +183,8 @@ class Judge:
             return self._unrolled(finding, unit, obs)
         if code in WARNING_CODES:
             return self._warning(finding, unit, obs)
+        if code in LATE_ERROR_CODES:
+            return self._late_error(finding, unit, obs)
         if recompile_kinds(code) is not None:
             return self._recompile(finding, unit, obs)
         return "other", f"jaxlint verify has no check for {code}", {}
@@ -240,6 +245,36 @@ class Judge:
         if err.get("type") == "Unreachable":
             return "other", error_head(err), evidence
         return "other", f"{self.unit_label(unit)} raised {error_words(err)}", evidence
+
+    # -- errors raised later: JAX109 (a leaked tracer used), JAX401 (typed key reused) ------------
+    def _late_error(self, finding, unit, obs):
+        names, at_line = LATE_ERROR_CODES[finding.code]
+        err = obs.get("error")
+        candidates = ([err] if err else []) + [c["error"] for c in obs.get("calls", []) if c.get("error")]
+        start, end = self.span(finding)
+        for candidate in candidates:
+            if not _is(candidate, *names):
+                continue
+            if at_line and not any(start <= line <= end for line in candidate.get("chain_lines", ())):
+                continue
+            if not at_line and not self.reached(finding, obs):
+                continue
+            return ("confirmed", f"{candidate['type']}: {error_head(candidate)}",
+                    {"exception": candidate.get("type"), "message": error_head(candidate)})
+        if err:
+            return "other", f"{self.unit_label(unit)} raised {error_words(err)}", {}
+        if finding.code == "JAX401":
+            return "other", (f"{self.unit_label(unit)} raised no KeyReuseError (a raw PRNGKey reused "
+                             f"gives the same numbers silently)"), {}
+        if self.reached(finding, obs):
+            ran = int((obs.get("mark_counts") or {}).get(str(self.ctx.mark_line(finding.line)), 0))
+            calls = len(self.calls_of(finding, obs.get("calls", [])))
+            if 1 <= ran < calls:
+                return ("confirmed", f"the store at line {finding.line} ran {ran} time(s) for {calls} calls of "
+                                     f"`{short_name(finding.entry or finding.function)}`: only while tracing",
+                        {"stores": ran, "calls": calls})
+            return "weak", f"{self.unit_label(unit)} stored at line {finding.line} but never used what it stored", {}
+        return self.not_reached(finding, unit, obs)
 
     # -- warnings: JAX402 ------------------------------------------------------------------------
     def _warning(self, finding, unit, obs):

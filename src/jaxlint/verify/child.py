@@ -247,6 +247,9 @@ def run_job(job: dict, emit) -> None:
     # JAX's traceback filtering costs more than the trace of a small function, on every error;
     # the verdicts find the file's innermost frame in the full traceback just as well (§R1)
     jax.config.update("jax_traceback_filtering", "off")
+    if probes.get("key_reuse"):
+        # typed keys raise KeyReuseError where a key is consumed twice (raw keys stay silent)
+        jax.config.update("jax_debug_key_reuse", True)
     recorder = Recorder(keep_samples=bool(probes.get("jaxpr"))).install()
     instrument.install(path)
     # the backend starts when something first needs it: staged runs never do

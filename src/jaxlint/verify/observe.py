@@ -24,7 +24,14 @@ def describe_exception(exc: BaseException, filename: str) -> dict:
             break
         current = current.__cause__
     message = str(exc)
+    chain_lines, seen2, current = [], set(), exc
+    while current is not None and id(current) not in seen2:
+        seen2.add(id(current))
+        chain_lines += [fs.lineno for fs in traceback.extract_tb(current.__traceback__)
+                        if _same_file(fs.filename, filename)]
+        current = current.__cause__ or current.__context__
     return {
+        "chain_lines": chain_lines,
         "type": type(exc).__name__,
         "module": type(exc).__module__,
         "mro": [cls.__name__ for cls in type(exc).__mro__],

@@ -141,6 +141,7 @@ def plan_file(number: int, path: str, compare_eager: bool = False, lint=None, di
     codes = {f.code for f in findings}
     lines = _mark_lines(findings, ctx)
     probes = {"second_run": "JAX107" in codes, "jaxpr": "JAX302" in codes,
+              "key_reuse": "JAX401" in codes,
               "coverage": bool(lines),
               "eager_functions": sorted({"*"} if compare_eager else {
                   short for f in findings if f.code == "JAX106"
