@@ -341,6 +341,9 @@ def _loop_params(finding, ctx, target) -> list:
     return []
 
 
+REAL_RUN_CODES = {"JAX109", "JAX401", "JAX402", "JAX403"}
+
+
 def _finish_units(units, finding_units, findings, ctx, compare_eager):
     """Per unit: staged or real, the flagged lines a staged run must see inside a jitted call,
     and when a long run may stop (what its recompilation findings need has been seen)."""
@@ -351,7 +354,10 @@ def _finish_units(units, finding_units, findings, ctx, compare_eager):
             served.setdefault(k, []).append(findings[i])
     for k, unit in enumerate(units):
         mine = served.get(k, [])
-        real = compare_eager or any(f.code == "JAX106" and judge.branches(f.line) is None for f in mine)
+        # a leaked tracer or a reused key shows only when the program runs for real: under one
+        # staging trace the leaked value is still alive and every key consumption is traced
+        real = compare_eager or any(f.code == "JAX106" and judge.branches(f.line) is None for f in mine) \
+            or any(f.code in REAL_RUN_CODES for f in mine)
         unit["stage"] = not real
         interest = sorted({ctx.statement_span(f.line) for f in mine
                            if f.code in TRACE_TIME and f.code not in CALL_SITE_CODES | {"JAX108", "JAX302"}})
