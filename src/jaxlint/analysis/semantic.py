@@ -31,7 +31,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.syntax import Parents, target_names
+from jaxlint.analysis.syntax import Parents, _child_bodies, target_names
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -540,16 +540,10 @@ def _join_all(states):
 
 
 def _blocks(stmt):
+    """The statement blocks of a compound statement (none for a nested scope)."""
     if isinstance(stmt, SCOPE_NODES):
-        return
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(stmt, name, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-            yield block
-    for handler in getattr(stmt, "handlers", ()) or ():
-        yield handler.body
-    for case in getattr(stmt, "cases", ()) or ():
-        yield case.body
+        return ()
+    return _child_bodies(stmt)
 
 
 def _statements(body):
