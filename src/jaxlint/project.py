@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -166,18 +167,17 @@ class Project:
         """Local name -> the dotted name a module's top-level imports bind it to (relative names
         keep their leading dots), read from the file once per version of it."""
         try:
-            stat = os.stat(path)
+            info = os.stat(path)
         except OSError:
             return {}
-        stamp = (stat.st_mtime_ns, stat.st_size)
+        stamp = (info.st_mtime_ns, info.st_size)
         cached = self._imports.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         found = {}
         try:
-            with open(path, "rb") as fh:
-                tree = ast.parse(fh.read(), path)
-        except (OSError, SyntaxError, ValueError):
+            tree = ast.parse(_read(path), path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
         if tree is not None:
             found = import_bindings(tree.body)
@@ -242,11 +242,7 @@ class Project:
     def _text(self, path: str) -> bytes:
         cache = self.__dict__.setdefault("_texts", {})
         if path not in cache:
-            try:
-                with open(path, "rb") as fh:
-                    cache[path] = fh.read()
-            except OSError:
-                cache[path] = b""
+            cache[path] = _read(path)
         return cache[path]
 
     def _names_module(self, imported: str, module: str) -> bool:
@@ -274,6 +270,22 @@ def import_bindings(body) -> dict:
                 joined = f"{base}.{alias.name}" if stmt.module else f"{base}{alias.name}"
                 found[alias.asname or alias.name] = joined
     return found
+
+
+MAX_BYTES = 5 << 20
+
+
+def _read(path: str) -> bytes:
+    """A project file's bytes: only regular files (a FIFO or a device named *.py is never
+    opened: reading it could block), at most MAX_BYTES; b"" when it cannot be read."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return b""
+        with open(path, "rb") as fh:
+            return fh.read(MAX_BYTES)
+    except OSError:
+        return b""
 
 
 def _inside(folder: str, root: str) -> bool:
