@@ -1,6 +1,7 @@
 """JAX402 x64-truncation."""
 
 import ast
+import re
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.syntax import LineFilter, pruned_walk
@@ -10,6 +11,7 @@ from jaxlint.rules.base import Rule
 # Words whose presence in the file (or, in project mode, anywhere in the project) means x64 may be
 # enabled: the config flag, the context manager and the environment variable.
 ENABLING_WORDS = ("jax_enable_x64", "enable_x64", "JAX_ENABLE_X64", "x64_enabled")
+_BOUND = re.compile(r"\b([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")
 _NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 
 
@@ -61,11 +63,15 @@ class X64Truncation(Rule):
             return
         lines = analysis.lines
         words = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8", "u8", "c16"}
-        if LineFilter(lines, words).hits == []:
+        hits = LineFilter(lines, words).hits
+        if hits == []:
             return              # no 64-bit dtype named anywhere in the file
+        # the statements that name a 64-bit dtype, or a variable bound to one (`DTYPE = jnp.float64`)
+        if lines is not None and hits:
+            words = words | {m.group(1) for i in hits for m in _BOUND.finditer(lines[i - 1])}
         model = analysis.model
         traced = {id(e.func.node) for e in analysis.entries if e.func is not None}
-        for node in pruned_walk(analysis.tree, LineFilter(None, ())):
+        for node in pruned_walk(analysis.tree, LineFilter(lines, words)):
             if not isinstance(node, ast.Call):
                 continue
             requested = self._requested(analysis, model, node, traced)
