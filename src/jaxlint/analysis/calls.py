@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.module import evaluate_literal, params_with_defaults, positional_params
+from jaxlint.analysis.module import defaults, evaluate_literal, params_with_defaults, positional_params
 from jaxlint.analysis.syntax import target_names as _names
 
 
@@ -58,16 +58,8 @@ def map_call(call: ast.Call, entry, skips_self: bool) -> CallSite:
 
 
 def defaults_of(entry) -> dict:
-    """param -> default expression node."""
-    args = entry.args
-    positional = args.posonlyargs + args.args
-    out = {}
-    for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
-        out[a.arg] = d
-    for a, d in zip(args.kwonlyargs, args.kw_defaults):
-        if d is not None:
-            out[a.arg] = d
-    return out
+    """param -> default expression node, for a traced entry's function."""
+    return defaults(entry.args)
 
 
 def varying_names(loop, resolve=None) -> dict:

@@ -120,9 +120,9 @@ class ProjectView:
                 not any(t and t[0] != "static" for _, t in ktaints):
             return
         here = self.path
-        chain = tuple(hop if len(hop) > 3 and hop[3] else (hop[0], hop[1], here)
+        # (callee, line, file): a hop made in another module carries its file, ours is `here`
+        chain = tuple((hop[0], hop[1], hop[3] if len(hop) > 3 and hop[3] else here)
                       for hop in frame.chain) + ((target.name, line, here),)
-        chain = tuple(hop[:2] + (hop[-1],) for hop in chain)
         origin = frame.origin or here
         call = ExternalCall(os.path.abspath(target.path), target.name, taints, ktaints, frame.entry,
                             frame.entry_kind, origin, chain)

@@ -17,7 +17,8 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.module import FuncInfo, ModuleIndex, evaluate_literal, param_names, positional_params
+from jaxlint.analysis.module import (FuncInfo, ModuleIndex, evaluate_literal, param_names, params_with_defaults,
+                                     positional_params)
 from jaxlint.analysis.syntax import walk
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.traced import shard_map_passthrough, unbatched_positions
@@ -1690,7 +1691,7 @@ class FunctionRun:
             return UNKNOWN_V
         for name in names:
             if name not in bindings:
-                bindings[name] = STATIC_V if name in _defaults(params_spec) else UNKNOWN_V
+                bindings[name] = STATIC_V if name in params_with_defaults(params_spec) else UNKNOWN_V
         bindings = {k: v.extend(k) for k, v in bindings.items()}
         if self.depth >= MAX_DEPTH:
             return UNKNOWN_V
@@ -1757,11 +1758,6 @@ def inspects_tracers(node) -> bool:
         if isinstance(sub, ast.Attribute) and _TRACER_CHECK.search(sub.attr):
             return True
     return False
-
-
-def _defaults(args: ast.arguments) -> set:
-    from jaxlint.analysis.module import params_with_defaults
-    return params_with_defaults(args)
 
 
 def _field_of(base: V, attr: str) -> Optional[V]:

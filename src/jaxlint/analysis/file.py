@@ -17,7 +17,7 @@ from jaxlint.analysis import values as vals
 from jaxlint.analysis.crossmodule import ProjectView, value_of
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
-from jaxlint.analysis.module import ModuleIndex, evaluate_literal, param_names, positional_params
+from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 from jaxlint.analysis.semantic import SemanticModel
@@ -376,7 +376,7 @@ class Analysis:
         for name, taint in call.kwargs:
             if name in names:
                 bindings[name] = value_of(taint)
-        defaults = _defaults_of(args)
+        defaults = arg_defaults(args)
         for name in names | {a.arg for a in (args.vararg, args.kwarg) if a is not None}:
             if name not in bindings:
                 bindings[name] = vals.UNKNOWN_V
@@ -558,11 +558,3 @@ def _is_scalar_literal(node) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool, complex))
-
-
-def _defaults_of(args: ast.arguments) -> dict:
-    """param -> default expression of a def's parameters."""
-    positional = args.posonlyargs + args.args
-    out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
-    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    return out

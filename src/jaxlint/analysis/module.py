@@ -98,11 +98,16 @@ def positional_params(args: ast.arguments) -> list:
     return [a.arg for a in args.posonlyargs + args.args]
 
 
-def params_with_defaults(args: ast.arguments) -> set:
+def defaults(args: ast.arguments) -> dict:
+    """param -> its default expression, for the parameters of a def that have one."""
     positional = args.posonlyargs + args.args
-    with_default = {a.arg for a in positional[len(positional) - len(args.defaults):]} if args.defaults else set()
-    with_default |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
-    return with_default
+    out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
+    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return out
+
+
+def params_with_defaults(args: ast.arguments) -> set:
+    return set(defaults(args))
 
 
 # Names of the jax.tree_util functions that register a class as a pytree (see

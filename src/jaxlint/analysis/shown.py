@@ -17,7 +17,7 @@ import operator
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.module import evaluate_literal, positional_params
+from jaxlint.analysis.module import defaults, evaluate_literal, positional_params
 from jaxlint.analysis.semantic import BindingKind
 from jaxlint.analysis.syntax import LineFilter, pruned_walk, target_names
 
@@ -109,10 +109,10 @@ class Shown:
                 return None
             bound.append((kw.arg, (kw.value, ctx)))
         passed = {name for name, _ in bound}
-        defaults = _defaults(args)
-        if defaults.keys() - passed:       # a parameter this call leaves out holds its default
+        left_out = defaults(args)
+        if left_out.keys() - passed:       # a parameter this call leaves out holds its default
             where = Ctx(self.parents.scope_of(info.node), info.node.lineno, (), ctx.depth)
-            bound.extend((name, (node, where)) for name, node in defaults.items() if name not in passed)
+            bound.extend((name, (node, where)) for name, node in left_out.items() if name not in passed)
         return tuple(bound)
 
     # -- values -------------------------------------------------------------------------------
@@ -202,7 +202,7 @@ class Shown:
         info = self.index.by_node.get(id(scope))
         if info is None or ctx.depth >= MAX_DEPTH:
             return []
-        default = _defaults(info.node.args).get(name)
+        default = defaults(info.node.args).get(name)
         default = None if default is None else \
             (default, Ctx(self.parents.scope_of(info.node), info.node.lineno, (), ctx.depth + 1))
         found = []
@@ -426,13 +426,6 @@ def _param_names(func) -> set:
     names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     return names
-
-
-def _defaults(args) -> dict:
-    positional = args.posonlyargs + args.args
-    out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
-    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    return out
 
 
 def text_of(node) -> str:

@@ -122,7 +122,8 @@ def static_fix(value, frame) -> str:
     which JAX refuses as a static argument (arrays are unhashable)."""
     if len(value.params) == 1 and frame.entry_kind.startswith("jit") and not stays_traced(value):
         name = next(iter(value.params))
-        return f"mark `{name}` static (static_argnames=({name!r},))"
+        where = f" at the jit of `{frame.entry}` in {_file(frame.origin)}" if frame.origin else ""
+        return f"mark `{name}` static{where} (static_argnames=({name!r},))"
     return ""
 
 

@@ -25,7 +25,8 @@ class DonatedReuse(Rule):
     why = """
         Donation lets XLA reuse the input's buffers for the output, so the call deletes the
         caller's array (on CPU too, JAX 0.10.2): the later read raises `RuntimeError: Array has
-        been deleted`, far from the call that caused it, and only on the code path that reads it.
+        been deleted` (or, through a call JAX has cached, `ValueError: ... Buffer has been deleted
+        or donated`), far from the call that caused it, and only on the code path that reads it.
     """
     example = """
         from functools import partial
@@ -82,7 +83,8 @@ class DonatedReuse(Rule):
                     param=param,
                     message=(f"`{name}` was donated to jitted `{site.entry.name}` (parameter `{param}`) by "
                              f"`{call}` at line {site.node.lineno} and is read here: the call deleted "
-                             f"its buffers, so this raises RuntimeError (Array has been deleted). Fix: "
+                             f"its buffers, so this raises RuntimeError (Array has been deleted; ValueError "
+                             f"'Buffer has been deleted or donated' from a cached call). Fix: "
                              f"rebind the name to the result (`{name} = {site.entry.name}(...)`), or "
                              f"read a copy taken before the call"))
 

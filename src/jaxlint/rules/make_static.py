@@ -46,6 +46,8 @@ def make_parameter_static(ctx, finding) -> Fix:
     params += [p for p in _params_at_node(ctx, finding) if p not in params]
     if not params or not finding.entry:
         raise NoFix("the finding names no parameter of a jitted function")
+    if any(len(hop) > 2 and hop[2] for hop in finding.chain):
+        raise NoFix("the jit is in another module: its static arguments are edited there")
     entries = [e for e in ctx.analysis.entries if e.is_jit and e.compiled and e.name == finding.entry]
     if entries:     # in signature order
         order = param_names(entries[0].args)

@@ -21,7 +21,8 @@ class TraceLeak(SinkRule):
     why = """
         The store is Python: it runs once, while JAX traces the function, and never on the
         cached calls that follow, so the state holds a tracer of the first trace and no later
-        values. Using what it holds after the trace raises `UnexpectedTracerError`.
+        values. A JAX operation on what it holds after the trace raises
+        `UnexpectedTracerError` (`float()` of it raises `ConcretizationTypeError`).
     """
     example = """
         import jax
@@ -60,6 +61,6 @@ class TraceLeak(SinkRule):
             f"`{into}`, state from outside the trace, by {how}" if how != "assignment" else \
             f"`{into}`, state from outside the trace"
         return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)} is stored into {what}: the "
-                f"store runs once, while tracing, and keeps a tracer (UnexpectedTracerError when it is "
-                f"used later; later calls store nothing). Fix: return the value from the traced "
+                f"store runs once, while tracing, and keeps a tracer (a JAX operation on it afterwards "
+                f"raises UnexpectedTracerError; later calls store nothing). Fix: return the value from the traced "
                 f"function, or use jax.debug.callback")
