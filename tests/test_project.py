@@ -137,7 +137,10 @@ def test_module_names_and_relative_imports_agree_with_the_import_system():
     for path in sample:
         name = project.module_name(str(path))
         assert name is not None, path
-        spec = importlib.util.find_spec(name) if "tests" not in name else None
+        try:        # a parent package may import an optional dependency that is not installed
+            spec = importlib.util.find_spec(name) if "tests" not in name else None
+        except ImportError:
+            spec = None
         if spec is not None and spec.origin:
             assert os.path.realpath(spec.origin) == os.path.realpath(project.module_path(name)), name
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]

@@ -22,12 +22,12 @@ import tempfile
 from typing import Optional
 
 import jaxlint
-from jaxlint.analysis.crossmodule import ExternalCall
+from jaxlint.analysis.crossmodule import ExternalCall, file_digest
 from jaxlint.findings import FileResult, Finding, Fix
 from jaxlint.notebooks import CellMap
 
 CACHE_DIR = ".jaxlint_cache"
-FORMAT = 1
+FORMAT = 2
 _ROOT_MARKERS = ("pyproject.toml", ".git")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# jaxlint result cache: safe to delete.\n"
 
@@ -97,6 +97,8 @@ class Cache:
                     or entry.get("key") != key):
                 raise ValueError("foreign entry")
             found = decode(path, entry["payload"])
+            if any(file_digest(other) != digest for other, digest in found[0].depends.items()):
+                raise ValueError("a module it depends on changed")
         except Exception:  # noqa: BLE001 - any bad entry is a miss, never an error
             self.misses += 1
             return None
@@ -153,7 +155,7 @@ def encode(result: FileResult, cells: Optional[CellMap]) -> dict:
     return {"findings": findings, "error": result.error, "error_line": result.error_line,
             "error_col": result.error_col, "internal_error": result.internal_error,
             "notes": list(result.notes), "cells": cells.to_json() if cells else None,
-            "outgoing": [call.to_json() for call in result.outgoing]}
+            "outgoing": [call.to_json() for call in result.outgoing], "depends": dict(result.depends)}
 
 
 def decode(path: str, payload: dict):
@@ -176,6 +178,7 @@ def decode(path: str, payload: dict):
     result = FileResult(path=path, findings=findings, error=error,
                         error_line=int(payload["error_line"]), error_col=int(payload["error_col"]),
                         internal_error=payload["internal_error"], notes=list(payload["notes"]),
-                        outgoing=[ExternalCall.from_json(item) for item in payload.get("outgoing", ())])
+                        outgoing=[ExternalCall.from_json(item) for item in payload.get("outgoing", ())],
+                        depends={str(k): str(v) for k, v in (payload.get("depends") or {}).items()})
     cells = CellMap.from_json(payload["cells"]) if payload["cells"] is not None else None
     return result, cells

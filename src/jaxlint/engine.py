@@ -81,7 +81,7 @@ def suppressed(finding: Finding, lines: list) -> bool:
 
 def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=None, lines=None,
                  notes: Optional[list] = None, project=None, externals=(),
-                 outgoing: Optional[list] = None) -> list:
+                 outgoing: Optional[list] = None, depends: Optional[dict] = None) -> list:
     """Run every rule over one parsed module; findings deduplicated and sorted.
 
     `lines` (the source lines) lets the analysis skip statements that cannot hold a jit site;
@@ -103,6 +103,8 @@ def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=N
                     findings.append(finding)
         if notes is not None:
             notes.extend(analysis.notes)
+        if depends is not None:
+            depends.update(analysis.depends)
     finally:
         analysis.release()
     findings = apply_precedence(findings, rules)
@@ -111,14 +113,16 @@ def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=N
 
 
 def lint_source(text: str, path: str = "<unknown>", config=None, rules=None,
-                honour_noqa: bool = True) -> FileResult:
+                honour_noqa: bool = True, project=None) -> FileResult:
+    """`project`: the project the file at `path` belongs to (calls of other modules' jitted
+    functions are then checked too); None: the text alone."""
     result = FileResult(path=path)
     try:
         parsed = parse(text, path)
     except SourceError as exc:
         result.error, result.error_line, result.error_col = exc.message, exc.line, exc.col
         return result
-    return _lint_parsed(parsed, result, config, rules, honour_noqa)
+    return _lint_parsed(parsed, result, config, rules, honour_noqa, project)
 
 
 def lint_file(path: str, config=None, rules=None, data: Optional[bytes] = None,
@@ -148,7 +152,7 @@ def _lint_parsed(parsed: ParsedModule, result: FileResult, config, rules, honour
                  externals=()) -> FileResult:
     try:
         findings = deepstack.call(analyse_tree, parsed.tree, result.path, config, rules, parsed.lines,
-                                  result.notes, project, externals, result.outgoing)
+                                  result.notes, project, externals, result.outgoing, result.depends)
     except RecursionError:
         result.notes.append("nested too deeply to analyse; skipped")
         return result

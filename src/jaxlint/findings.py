@@ -78,3 +78,6 @@ class FileResult:
     notes: list = field(default_factory=list)  # --verbose information (skipped, parse fallback)
     # calls this file's traces make into other modules of the project (crossmodule.ExternalCall)
     outgoing: list = field(default_factory=list)
+    # other modules' files the findings depend on (their jitted functions' signatures) -> digest
+    # of their bytes: a cached result is stale when one of them changed
+    depends: dict = field(default_factory=dict)

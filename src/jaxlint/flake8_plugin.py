@@ -14,6 +14,7 @@ from jaxlint import __version__, deepstack
 from jaxlint.config import (DEFAULT_THRESHOLD, Config, ConfigError, parse_jit_decorators,
                             parse_threshold)
 from jaxlint.engine import analyse_tree, file_noqa, file_suppressed, internal_error_text
+from jaxlint.project import project_of
 from jaxlint.source import markers, paused_gc
 
 
@@ -66,7 +67,7 @@ class JaxlintChecker:
         try:
             with paused_gc():   # flake8's tree has no cycles: see source.paused_gc
                 findings = deepstack.call(analyse_tree, self.tree, self.filename, self.config, None,
-                                          self.lines)
+                                          self.lines, project=project_of(self.filename, self.config))
         except RecursionError:
             return
         except Exception as exc:  # noqa: BLE001 - a plugin that raises stops flake8's whole run

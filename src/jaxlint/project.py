@@ -43,6 +43,32 @@ def find_root(path: str) -> Optional[str]:
         here = parent
 
 
+_SHARED: dict = {}        # project root -> Project, per process
+_ROOT_OF: dict = {}       # folder -> project root
+
+
+def project_of(path: str, config=None) -> Optional["Project"]:
+    """The project a file on disk belongs to, one Project per root in this process (None for a
+    file not on disk, or when the configuration asks for file-local analysis)."""
+    if config is not None and not getattr(config, "project_analysis", True):
+        return None
+    if not path or path.startswith("<") or not os.path.isfile(path):
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in _ROOT_OF:
+        _ROOT_OF[folder] = find_root(folder)
+    return project_at(_ROOT_OF[folder])
+
+
+def project_at(root: Optional[str]) -> Optional["Project"]:
+    """The one Project of this process for a root folder (None for no root)."""
+    if not root:
+        return None
+    if root not in _SHARED:
+        _SHARED[root] = Project.at(root)
+    return _SHARED[root]
+
+
 def package_root(path: str) -> str:
     """The folder above the outermost package holding a file (its own folder outside packages):
     where `python -m` or a script beside it would import it from."""

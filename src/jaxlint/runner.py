@@ -47,16 +47,9 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-_PROJECTS: dict = {}      # project root -> Project, per process
-
-
 def _project(root: Optional[str]):
-    if not root:
-        return None
-    if root not in _PROJECTS:
-        from jaxlint.project import Project
-        _PROJECTS[root] = Project.at(root)
-    return _PROJECTS[root]
+    from jaxlint.project import project_at
+    return project_at(root)
 
 
 def lint_one(task) -> dict:

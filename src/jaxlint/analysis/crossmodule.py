@@ -13,6 +13,7 @@ name the chain across files (`train.py:6 step -> ops.py:5 clip_positive`).
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 from dataclasses import dataclass
 from typing import Optional
@@ -130,3 +131,62 @@ class ProjectView:
         if key not in self._seen:
             self._seen.add(key)
             self.calls.append(call)
+
+
+# -- jitted functions of other modules, for the call-site rules ------------------------------------
+
+def jit_entries_of(project, path: str, config=None) -> tuple:
+    """Module-level name -> TracedEntry of each compiled jit site of the module at `path` that a
+    caller elsewhere can call by that name (`step` of `@jax.jit def step`, `g` of `g = jax.jit(f)`),
+    built from the module's own index and cached per version of the file. The entry carries
+    `home` (the file) and `home_imports`, so that rules reading its body resolve its names there.
+    Returns (entries by name, a digest of the file's bytes: what a cached result depends on)."""
+    full = os.path.abspath(path)
+    try:
+        info = os.stat(full)
+    except OSError:
+        return {}, ""
+    wrappers = getattr(config, "jit_decorators", None) or {}
+    key = (full, info.st_mtime_ns, info.st_size, repr(sorted(wrappers.items())))
+    cache = project.__dict__.setdefault("_jit_entries", {})
+    if key not in cache:
+        cache[key] = _read_jit_entries(full, wrappers)
+    return cache[key]
+
+
+def _read_jit_entries(path: str, wrappers: dict) -> tuple:
+    from jaxlint.analysis.module import ModuleIndex
+    from jaxlint.analysis.names import ImportMap
+    from jaxlint.analysis.traced import TracedFinder
+    from jaxlint.project import _read
+    data = _read(path)
+    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    if b"jit" not in data and not any(w.rsplit(".", 1)[-1].encode() in data for w in wrappers):
+        return {}, digest
+    try:
+        tree = ast.parse(data, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}, digest
+    lines = data.decode("utf-8", "replace").splitlines()
+    try:
+        imports = ImportMap(tree, lines)
+        index = ModuleIndex(tree, imports, lines)
+        entries = TracedFinder(index, wrappers, lines).find()
+    except RecursionError:
+        return {}, digest
+    found = {}
+    for entry in entries:
+        if not (entry.is_jit and entry.compiled) or entry.spec.unresolved or entry.name_scope is not None:
+            continue
+        if entry.func is not None and entry.func.is_method and not entry.bound:
+            continue          # called as `obj.m(...)`: not a module-level name
+        entry.home, entry.home_imports = path, imports
+        for name in entry.call_names:
+            found.setdefault(name, entry)
+    return found, digest
+
+
+def file_digest(path: str) -> str:
+    """The digest `jit_entries_of` records for a file (to check a cached result is current)."""
+    from jaxlint.project import _read
+    return hashlib.blake2b(_read(path), digest_size=8).hexdigest()

@@ -8,19 +8,20 @@ computed on first use. The engine builds one per file and the fixer one per vers
 from __future__ import annotations
 
 import ast
+import os
 import re
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import ProjectView, value_of
+from jaxlint.analysis.crossmodule import ProjectView, jit_entries_of, value_of
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
-from jaxlint.analysis.semantic import SemanticModel
+from jaxlint.analysis.semantic import BindingKind, SemanticModel
 from jaxlint.analysis.shown import Shown
 from jaxlint.analysis.syntax import LineFilter, Parents, pruned_walk
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
@@ -80,6 +81,7 @@ class Analysis:
         self._shown = None
         self._jit_calls = None
         self.notes: list = []          # what a rule chose not to report, and why (--verbose)
+        self.depends: dict = {}        # other modules' files the findings read -> digest
         if project is not None:
             self.flow.external = ProjectView(project, path, tree)
         self._run_entries()
@@ -146,6 +148,14 @@ class Analysis:
                     site.scope = scope
                     site.loops = self.parents.loops_of(call)
                     found.append(site)
+            for call, entry in self._foreign_calls():
+                scope = self.parents.scope_of(call)
+                if scope is not None and id(scope) in traced_defs:
+                    continue
+                site = calls.map_call(call, entry, False)
+                site.scope = scope
+                site.loops = self.parents.loops_of(call)
+                found.append(site)
             found.sort(key=lambda s: (s.node.lineno, s.node.col_offset))
             self._jit_calls = found
         return self._jit_calls
@@ -181,6 +191,48 @@ class Analysis:
         return self.repeated.reason(node)
 
     # -- call sites ---------------------------------------------------------------------------
+    def _foreign_calls(self) -> list:
+        """[(call, entry)]: calls of jitted functions that another module of the project defines
+        (`from .train import step` ... `step(batch, n)`), found through this module's imports.
+        The modules looked into are recorded in `depends`, with digests of their bytes."""
+        view = self.flow.external
+        if view is None:
+            return []
+        project = view.project
+        roots = set()
+        for local, dotted in view.imported.items():
+            name = project.absolute(dotted, self.path)
+            if name is None or local in self.jitted_by_name:
+                continue
+            if project.module_path(name, self.path) is not None or project.resolve(dotted, self.path) is not None:
+                roots.add(local)
+        if not roots:
+            return []
+        found = []
+        model = None
+        for node in pruned_walk(self.tree, LineFilter(self.lines, roots)):
+            if not isinstance(node, ast.Call):
+                continue
+            root = node.func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name) or root.id not in roots:
+                continue
+            target = view.target_of(node.func)
+            if target is None:
+                continue
+            entries, digest = jit_entries_of(project, target.path, self.config)
+            self.depends[os.path.abspath(target.path)] = digest
+            entry = entries.get(target.name)
+            if entry is None:
+                continue
+            model = model or self.model
+            bindings = model.bindings_at(root.id, model.statement_of(node), model.scope_of(node))
+            if not bindings or any(b.kind is not BindingKind.IMPORT for b in bindings):
+                continue      # the name is rebound here: not the imported function
+            found.append((node, entry))
+        return found
+
     def _all_call_sites(self) -> dict:
         """Calls of each jitted function in this module: id(entry) -> [(call node, skips_self)].
 

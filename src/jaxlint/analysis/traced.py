@@ -59,6 +59,8 @@ class TracedEntry:
     self_class: object = None                    # ClassInfo of the object a bound method was taken from
     fails_before_trace: str = ""                 # why JAX raises before tracing (`@jax.jit @staticmethod`)
     donated: set = field(default_factory=set)    # parameters in donate_argnums/donate_argnames
+    home: str = ""                               # the file defining it, when another module's
+    home_imports: object = None                  # that module's ImportMap
 
     @property
     def node(self) -> ast.AST:

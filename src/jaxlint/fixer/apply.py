@@ -72,7 +72,8 @@ class Outcome:
 
 def _lint(text: str, path: str, config):
     from jaxlint.engine import lint_source
-    result = lint_source(text, path, config)
+    from jaxlint.project import project_of
+    result = lint_source(text, path, config, project=project_of(path, config))
     if result.error or result.internal_error:
         return None
     return result.findings

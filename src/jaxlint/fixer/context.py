@@ -24,7 +24,9 @@ class Context:
         self.config = config
         self.tree = ast.parse(text)
         lines = text.splitlines()
-        self.analysis = deepstack.call(Analysis, self.tree, path, config, lines)
+        from jaxlint.project import project_of
+        self.analysis = deepstack.call(Analysis, self.tree, path, config, lines,
+                                       project=project_of(path, config))
         self.index = self.analysis.index
         self.parents = self.analysis.parents
         self._by_pos = None
