@@ -3,11 +3,14 @@ module boundaries (against the `# expect:` comments of small projects under test
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 import os
 import pathlib
 import random
+import re
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -154,3 +157,78 @@ def test_module_names_and_relative_imports_agree_with_the_import_system():
                 relative += 1
     assert relative > 20
     assert sys.modules.get("jax") is jax
+
+
+# What JAX says for each expected code when the project's driver (`run.py`) runs: an error raised
+# at the expected line, or, for a recompilation, the jitted function compiled more than once.
+RAISES = {"JAX101": ("TracerBoolConversionError",), "JAX102": ("TracerIntegerConversionError",),
+          "JAX202": ("Non-hashable static arguments",),
+          "JAX403": ("Array has been deleted", "deleted or donated")}
+RECOMPILES = ("JAX201", "JAX301", "JAX303", "JAX304", "JAX305", "JAX306", "JAX307")
+RUNNABLE = [c for c in CASES if (c / "run.py").exists()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", RUNNABLE, ids=lambda p: p.name)
+def test_each_project_does_under_jax_what_its_expectations_say(folder):
+    expected = _expected(folder)
+    roots = [str(folder / "src")] if (folder / "src").is_dir() else [str(folder)]
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "JAX_LOG_COMPILES": "1",
+           "PYTHONPATH": os.pathsep.join(roots)}
+    run = subprocess.run([sys.executable, "run.py"], cwd=folder, env=env, capture_output=True,
+                         text=True, timeout=600)
+    compiles = collections.Counter(re.findall(r"Compiling jit\((\w+)\)", run.stderr))
+    findings = {(f["path"], f["line"]): f for f in _json_findings(folder)}
+    if not expected:
+        assert run.returncode == 0, run.stderr[-3000:]
+    for path, line, code in sorted(expected):
+        if code in RAISES:
+            assert run.returncode != 0 and any(text in run.stderr for text in RAISES[code]), run.stderr[-3000:]
+            assert f'{path}", line {line}' in run.stderr, run.stderr[-3000:]
+        else:
+            assert code in RECOMPILES, code
+            function = next(f["function"] for (file, at), f in findings.items()
+                            if file.endswith(path) and at == line).rsplit(".", 1)[-1]
+            assert compiles[function] > 1, (function, compiles)
+
+
+def _json_findings(folder) -> list:
+    import json
+    result = check(".", "--format", "json", cwd=folder)
+    return json.loads(result.out)["findings"]
+
+
+def test_a_jit_signature_changed_in_another_module_is_seen_through_the_cache(tmp_path):
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "rollout_static", folder)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert _reported(check(*cache, ".", cwd=folder), folder) == {("sim/experiment.py", 10, "JAX201")}
+    # `n_steps` traced now: the caller's unchanged file has nothing left to report
+    dynamics = folder / "sim" / "dynamics.py"
+    original = dynamics.read_text()
+    dynamics.write_text(original.replace('static_argnames=("n_steps",)', "static_argnames=()"))
+    assert _reported(check(*cache, ".", cwd=folder), folder) == set()
+    dynamics.write_text(original)
+    assert _reported(check(*cache, "sim/experiment.py", cwd=folder), folder) == {("sim/experiment.py", 10, "JAX201")}
+
+
+def test_a_local_name_hiding_the_imported_jit_is_not_its_call(tmp_path):
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "rollout_static", folder)
+    experiment = folder / "sim" / "experiment.py"
+    experiment.write_text(experiment.read_text().replace(
+        "    results = []\n", "    results = []\n    rollout = lambda s, n_steps: s * n_steps\n"))
+    assert _reported(check(".", cwd=folder), folder) == set()
+
+
+@pytest.mark.parametrize("folder", [c for c in CASES if c.name in ("rollout_static", "donated_read")],
+                         ids=lambda p: p.name)
+def test_flake8_reports_what_check_reports_across_modules(folder):
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", "."], cwd=folder,
+                            capture_output=True, text=True, timeout=300)
+    found = {(line.split(":")[0].removeprefix("./"), int(line.split(":")[1]), line.split()[1])
+             for line in flake8.stdout.splitlines() if ": JAX" in line}
+    assert found == _expected(folder), flake8.stdout + flake8.stderr
+    alone = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", "--jaxlint-no-project", "."],
+                           cwd=folder, capture_output=True, text=True, timeout=300)
+    assert ": JAX" not in alone.stdout, alone.stdout + alone.stderr

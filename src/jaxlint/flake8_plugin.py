@@ -34,6 +34,10 @@ class JaxlintChecker:
                            comma_separated_list=True, metavar="NAMES",
                            help="extra jit wrappers to treat like jax.jit: "
                                 "NAME[:ARGNUMS_KW[:ARGNAMES_KW]],... (e.g. mylib.jit)")
+        manager.add_option("--jaxlint-no-project", action="store_true", default=False,
+                           parse_from_config=True,
+                           help="analyse each file alone, without reading the project's other "
+                                "modules (calls of jitted functions they define are not checked)")
 
     @classmethod
     def parse_options(cls, options):
@@ -47,7 +51,8 @@ class JaxlintChecker:
         except ConfigError as exc:
             print(exc, file=sys.stderr)
             raise SystemExit(2) from None
-        cls.config = Config(unrolled_loop_threshold=threshold, jit_decorators=wrappers)
+        cls.config = Config(unrolled_loop_threshold=threshold, jit_decorators=wrappers,
+                            project_analysis=not getattr(options, "jaxlint_no_project", False))
         cls._markers = tuple(m.decode() for m in markers(cls.config))   # its wrappers' modules too
 
     def __init__(self, tree, filename="<unknown>", lines=None):

@@ -1,0 +1,5 @@
+import jax.numpy as jnp
+
+from sim.experiment import compare_horizons
+
+print(compare_horizons(jnp.ones(4))[0].shape)

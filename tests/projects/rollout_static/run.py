@@ -1,0 +1,5 @@
+import jax.numpy as jnp
+
+from sim.experiment import curriculum
+
+print(curriculum(jnp.ones(4), 5).shape)
