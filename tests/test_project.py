@@ -177,7 +177,7 @@ def test_each_project_does_under_jax_what_its_expectations_say(folder):
            "PYTHONPATH": os.pathsep.join(roots)}
     run = subprocess.run([sys.executable, "run.py"], cwd=folder, env=env, capture_output=True,
                          text=True, timeout=600)
-    compiles = collections.Counter(re.findall(r"Compiling jit\((\w+)\)", run.stderr))
+    compiles = collections.Counter(re.findall(r"Compiling jit\(([^)]+)\)", run.stderr))
     findings = {(f["path"], f["line"]): f for f in _json_findings(folder)}
     if not expected:
         assert run.returncode == 0, run.stderr[-3000:]

@@ -190,3 +190,83 @@ def file_digest(path: str) -> str:
     """The digest `jit_entries_of` records for a file (to check a cached result is current)."""
     from jaxlint.project import _read
     return hashlib.blake2b(_read(path), digest_size=8).hexdigest()
+
+
+# -- callers in other modules, for the repetition of a def ---------------------------------------
+
+MAX_IMPORTERS_READ = 50       # importing files read to find the loops that call one def
+
+
+@dataclass(eq=False)
+class ImporterCall:
+    """A call, in another module of the project, of a module-level function of ours."""
+
+    call: ast.Call
+    caller: object         # FuncInfo of the def the call is in there (None: module level)
+    repetition: object     # that module's Repetition (its loops and callers)
+    path: str              # that module's file
+
+
+def importer_calls(project, path: str, name: str, config=None, depends: Optional[dict] = None) -> list:
+    """The calls of the module-level function `name` of the module at `path` made by the project's
+    modules that import it (read once per version of each; at most MAX_IMPORTERS_READ files).
+    Each file read is recorded in `depends` with the digest of its bytes."""
+    found = []
+    for other in project.importers(path)[:MAX_IMPORTERS_READ]:
+        module = _importer_module(project, other, config)
+        if depends is not None:
+            depends[os.path.abspath(other)] = module.digest if module is not None else file_digest(other)
+        if module is None or name.encode() not in module.data:
+            continue
+        for call in module.calls_named(name):
+            target = module.view.target_of(call.func)
+            if target is not None and os.path.abspath(target.path) == os.path.abspath(path) \
+                    and target.name == name:
+                found.append(ImporterCall(call, module.repetition.function_of(call), module.repetition, other))
+    return found
+
+
+class _ImporterModule:
+    """What the repetition of another module's def needs from one importing module."""
+
+    def __init__(self, path: str, data: bytes, tree, lines, project, wrappers):
+        from jaxlint.analysis.module import ModuleIndex
+        from jaxlint.analysis.names import ImportMap
+        from jaxlint.analysis.repetition import Repetition
+        from jaxlint.analysis.syntax import Parents
+        from jaxlint.analysis.traced import TracedFinder
+        self.data = data
+        self.digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+        self.tree = tree
+        self.lines = lines
+        index = ModuleIndex(tree, ImportMap(tree, lines), lines)
+        traced = {id(e.node) for e in TracedFinder(index, wrappers, lines).find()}
+        self.repetition = Repetition(tree, Parents(tree), index, lines, traced)
+        self.view = ProjectView(project, path, tree)
+
+    def calls_named(self, name: str) -> list:
+        return [c for c in self.repetition._find_calls(self.tree, {name})
+                if isinstance(c.func, (ast.Name, ast.Attribute))]
+
+
+def _importer_module(project, path: str, config) -> Optional[_ImporterModule]:
+    full = os.path.abspath(path)
+    try:
+        info = os.stat(full)
+    except OSError:
+        return None
+    wrappers = getattr(config, "jit_decorators", None) or {}
+    key = (full, info.st_mtime_ns, info.st_size, repr(sorted(wrappers.items())))
+    cache = project.__dict__.setdefault("_importer_modules", {})
+    if key not in cache:
+        from jaxlint.project import _read
+        data = _read(full)
+        module = None
+        try:
+            tree = ast.parse(data, full)
+            module = _ImporterModule(full, data, tree, data.decode("utf-8", "replace").splitlines(),
+                                     project, wrappers)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            module = None
+        cache[key] = module
+    return cache[key]

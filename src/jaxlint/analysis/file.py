@@ -109,6 +109,12 @@ class Analysis:
                 obj.__dict__.clear()
         self.__dict__.clear()
 
+    @property
+    def project(self):
+        """The project the module is analysed in (project.Project), or None (file-local)."""
+        view = self.flow.external
+        return view.project if view is not None else None
+
     # -- call-site facts for the JAX2xx/JAX3xx rules (computed on first use) --------------------
     @property
     def parents(self):

@@ -21,6 +21,7 @@ again from a different program each time.
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -52,16 +53,18 @@ class Witness:
     loop: ast.AST
     calls: tuple        # ((call node, callee qualname), ...): the call in the loop first
     varying: dict       # scope key -> {name: LOOP | LITERAL}: names that change between repetitions
+    where: str = ""     # the file of the loop and the calls, when another module's (else this one)
 
     @property
     def reason(self) -> str:
+        at = f"{self.where}:" if self.where else "line "
         if not self.calls:
-            return f"inside the loop at line {self.loop.lineno}"
+            return f"inside the loop at {at}{self.loop.lineno}"
         call, callee = self.calls[-1]
         if len(self.calls) == 1:
-            return f"`{callee}` is called in the loop at line {self.loop.lineno} (line {call.lineno})"
-        return (f"`{callee}` is called from `{self.calls[-2][1]}` (line {call.lineno}), which runs in "
-                f"the loop at line {self.loop.lineno}")
+            return f"`{callee}` is called in the loop at {at}{self.loop.lineno} ({at}{call.lineno})"
+        return (f"`{callee}` is called from `{self.calls[-2][1]}` ({at}{call.lineno}), which runs in "
+                f"the loop at {at}{self.loop.lineno}")
 
 
 def scope_key(scope) -> int:
@@ -153,6 +156,23 @@ class Repetition:
         finally:
             self._busy.discard(key)
         self._witnesses[key] = found
+        return found
+
+    def external_witnesses(self, info, calls) -> list:
+        """Witnesses that the module-level def `info` runs many times, from its calls in other
+        modules (crossmodule.ImporterCall): the loops and callers there, and which of its
+        parameters receive a changing value."""
+        found = []
+        for item in calls:
+            there = item.repetition
+            for ctx in there._caller_contexts(item.call, item.caller):
+                seeds = there._callee_seeds(item.call, info, None, ctx.varying.get(scope_key(item.caller), {}))
+                varying = dict(ctx.varying)
+                varying[scope_key(info)] = self._propagate(info, seeds)
+                found.append(Witness(ctx.loop, ctx.calls + ((item.call, info.qualname),), varying,
+                                     os.path.basename(item.path)))
+                if len(found) >= self.MAX_WITNESSES:
+                    return found
         return found
 
     def _captured(self, info, varying: dict) -> dict:

@@ -3,6 +3,7 @@
 import ast
 
 from jaxlint.analysis import api_tables as api
+from jaxlint.analysis.crossmodule import importer_calls
 from jaxlint.analysis.module import positional_params
 from jaxlint.analysis.syntax import walk
 from jaxlint.analysis.repetition import LITERAL, MODULE, free_names, is_memoised, scope_key
@@ -107,6 +108,10 @@ class JitPerCall(Rule):
         if memo:
             return f"the jitted function is memoised ({memo}): it is built once and reused"
         contexts = rep.contexts(anchor, within)
+        if not contexts and within is None and scope is not None and scope.parent is None \
+                and scope.cls is None and analysis.project is not None:
+            contexts = rep.external_witnesses(scope, importer_calls(
+                analysis.project, analysis.path, scope.name, analysis.config, analysis.depends))
         if not contexts:
             loops = analysis.parents.loops_of(site) if within is not None else []
             if loops:
