@@ -58,6 +58,14 @@ CALL_THROUGH_WRAPPERS = {
     "eqx.filter_grad", "eqx.filter_value_and_grad", "nnx.jit", "jax.custom_jvp", "jax.custom_vjp",
     "jax.shard_map", "jax.make_jaxpr",
 }
+# Decorators that may sit over a jit decorator and still hand each call's values to the jitted
+# function unchanged. They pass every argument by position (JAX 0.10.2: `norm(x, ord=2)` and
+# `norm(x, 2)` share one compile under `@custom_jvp @jit`), so a call's spelling does not reach
+# jit, its values do. Under any other decorator the call sites say nothing certain.
+VALUE_PRESERVING_OUTER = {"jax.custom_jvp", "jax.custom_vjp"}
+# Methods of a custom_jvp/custom_vjp object that register rule functions (`f.defvjp(fwd, bwd)`,
+# `@f.defjvp`): JAX runs those rules while it differentiates f, inside the trace of the program.
+CUSTOM_RULE_REGISTRARS = {"defvjp", "defjvp", "defjvps"}
 # Wrappers that trace their function even outside jit (vmap's parameters become BatchTracers).
 TRACING_WRAPPERS = {"jax.vmap", "jax.checkpoint", "eqx.filter_vmap", "jax.shard_map", "jax.make_jaxpr"}
 # Of those, the ones that run their function op by op outside jit: only values computed from

@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
+from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
 
 
@@ -178,6 +179,8 @@ def _read_jit_entries(path: str, wrappers: dict) -> tuple:
     for entry in entries:
         if not (entry.is_jit and entry.compiled) or entry.spec.unresolved or entry.name_scope is not None:
             continue
+        if entry.outer and entry.outer not in api.VALUE_PRESERVING_OUTER:
+            continue          # another decorator over the jit: what its calls hand on is unknown
         if entry.func is not None and entry.func.is_method and not entry.bound:
             continue          # called as `obj.m(...)`: not a module-level name
         entry.home, entry.home_imports = path, imports

@@ -143,8 +143,10 @@ class Analysis:
         if self._jit_calls is None:
             found = []
             traced_defs = {id(e.node) for e in self.entries}
+            traced_defs |= self.traced_only_defs()
             for entry in self.entries:
-                if not entry.compiled or entry.spec.unresolved:
+                if not entry.compiled or entry.spec.unresolved or entry.outer and \
+                        entry.outer not in api.VALUE_PRESERVING_OUTER:
                     continue
                 for call, skips_self in self.call_sites.get(id(entry), []):
                     scope = self.parents.scope_of(call)
@@ -195,6 +197,47 @@ class Analysis:
         """Why the code at `node` runs many times: a loop around it, or a loop that calls its
         function (directly or through callers); None when the file does not show it."""
         return self.repeated.reason(node)
+
+    def traced_only_defs(self) -> set:
+        """ids of the module-level defs that run only inside a trace: the rules a custom_jvp or
+        custom_vjp registers (`f.defvjp(fwd, bwd)`, `@f.defjvp`), and the defs that only such
+        defs or traced functions call (a def no code of the module calls may be called from
+        anywhere: not one of them)."""
+        if "_traced_only" in self.__dict__:
+            return self._traced_only
+        top = {name: info for name, info in self.index.top_functions.items() if info.cls is None}
+        seeds, callers, other_use = set(), {}, set()
+        for info in top.values():
+            for dec in info.node.decorator_list:
+                if isinstance(dec, ast.Attribute) and dec.attr in api.CUSTOM_RULE_REGISTRARS:
+                    seeds.add(info.name)
+        for node in pruned_walk(self.tree, LineFilter(self.lines, set(top))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in api.CUSTOM_RULE_REGISTRARS:
+                for arg in node.args:
+                    if isinstance(arg, ast.Call) and self.imports.resolve(arg.func) == "functools.partial" and arg.args:
+                        arg = arg.args[0]
+                    if isinstance(arg, ast.Name) and arg.id in top:
+                        seeds.add(arg.id)
+            elif isinstance(node, ast.Name) and node.id in top and isinstance(node.ctx, ast.Load):
+                parent = self.parents.parent_of(node)
+                if isinstance(parent, ast.Call) and parent.func is node:
+                    scope = self.parents.scope_of(node)
+                    callers.setdefault(node.id, set()).add(id(scope) if scope is not None else None)
+                else:
+                    other_use.add(node.id)
+        traced = {id(e.node) for e in self.entries} | {id(top[name].node) for name in seeds}
+        changed = True
+        while changed:
+            changed = False
+            for name, info in top.items():
+                if id(info.node) in traced or name in other_use or not callers.get(name):
+                    continue
+                if all(c is not None and c in traced for c in callers[name]):
+                    traced.add(id(info.node))
+                    changed = True
+        self._traced_only = {id(top[name].node) for name in top if id(top[name].node) in traced}
+        return self._traced_only
 
     # -- call sites ---------------------------------------------------------------------------
     def _foreign_calls(self) -> list:

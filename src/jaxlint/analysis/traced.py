@@ -59,6 +59,7 @@ class TracedEntry:
     self_class: object = None                    # ClassInfo of the object a bound method was taken from
     fails_before_trace: str = ""                 # why JAX raises before tracing (`@jax.jit @staticmethod`)
     donated: set = field(default_factory=set)    # parameters in donate_argnums/donate_argnames
+    outer: str = ""                              # a decorator applied over the jit one (its name)
     home: str = ""                               # the file defining it, when another module's
     home_imports: object = None                  # that module's ImportMap
 
@@ -157,6 +158,7 @@ class TracedFinder:
                     entry.via_decorator = True
                     entry.scope = info.parent
                     entry.fails_before_trace = self._stacking_failure(info, position, entry)
+                    entry.outer = self._outer_decorator(info, position)
                     if found[0] == "jax.vmap":
                         self._read_in_axes(entry, None, found[1])
                     elif found[0] == "jax.shard_map":
@@ -168,6 +170,19 @@ class TracedFinder:
                         entry.name_scope = info.parent
         self._scan_calls(self.index.tree, scope=None, cls=None)
         return self.entries
+
+    def _outer_decorator(self, info: FuncInfo, position: int) -> str:
+        """The decorator applied over the jit decorator at `position` (calls of the name go
+        through it first), '' when there is none or it hands the call on unchanged."""
+        for dec in reversed(info.node.decorator_list[:position]):
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            name = self.index.imports.resolve(target) or getattr(target, "id", "") or ast.unparse(target)
+            if name in ("functools.partial", "partial") and isinstance(dec, ast.Call) and dec.args:
+                inner = dec.args[0]
+                name = self.index.imports.resolve(inner) or getattr(inner, "id", "") or ast.unparse(inner)
+            if name not in ("staticmethod",):
+                return canonical(name)
+        return ""
 
     def _stacking_failure(self, info: FuncInfo, position: int, entry) -> str:
         """Why a jit decorator stacked with @staticmethod/@classmethod never traces the body:
