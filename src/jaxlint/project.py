@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from typing import Optional
@@ -120,7 +121,7 @@ class Project:
     def roots_for(self, path: str) -> list:
         """Where imports in the file at `path` are looked up: the folder above its outermost
         package (or its own folder), then the project's source roots."""
-        first = package_root(path)
+        first = self._first_root(path)
         return [first] + [r for r in self.source_roots if r != first]
 
     def module_name(self, path: str) -> Optional[str]:
@@ -141,7 +142,15 @@ class Project:
         return os.path.basename(path) == "__init__.py"
 
     def module_path(self, name: str, from_path: Optional[str] = None) -> Optional[str]:
-        """The file of module `name` in the project, or None (an installed package, a typo)."""
+        """The file of module `name` in the project, or None (an installed package, a typo);
+        cached per name and place of the importing file."""
+        key = (name, self._first_root(from_path) if from_path else None)
+        cache = self.__dict__.setdefault("_module_paths", {})
+        if key not in cache:
+            cache[key] = self._module_path(name, from_path)
+        return cache[key]
+
+    def _module_path(self, name: str, from_path: Optional[str]) -> Optional[str]:
         if not name or not all(p.isidentifier() for p in name.split(".")):
             return None
         rel = name.replace(".", os.sep)
@@ -170,8 +179,39 @@ class Project:
 
     def resolve(self, dotted: str, from_path: str, hops: int = 0) -> Optional[Target]:
         """The module of the project that defines the name `dotted` (as imported at `from_path`)
-        and the name in it, following re-exports through `from ... import` in packages."""
+        and the name in it, following re-exports through `from ... import` in packages (cached
+        per absolute name and place of the importing file)."""
         name = self.absolute(dotted, from_path)
+        if name is None:
+            return None
+        key = (name, self._first_root(from_path), hops)
+        cache = self.__dict__.setdefault("_resolved", {})
+        if key not in cache:
+            cache[key] = self._resolve(name, from_path, hops)
+        return cache[key]
+
+    def _first_root(self, path: str) -> str:
+        roots = self.__dict__.setdefault("_package_roots", {})
+        if path not in roots:
+            roots[path] = package_root(path)
+        return roots[path]
+
+    def may_hold(self, name: str, from_path: str) -> bool:
+        """Could the absolute module name `name` be a module of the project, imported at
+        `from_path`? False when its first part names no folder or .py file in a root
+        (`numpy`, `jax` in most projects): nothing needs looking up."""
+        first = name.split(".", 1)[0]
+        tops = self.__dict__.setdefault("_tops", {})
+        key = self._first_root(from_path)
+        if key not in tops:
+            names = set()
+            for root in self.roots_for(from_path):
+                for entry in _listdir(root):
+                    names.add(entry[:-3] if entry.endswith(".py") else entry)
+            tops[key] = names
+        return first in tops[key]
+
+    def _resolve(self, name: str, from_path: str, hops: int) -> Optional[Target]:
         if name is None or hops > MAX_RE_EXPORT_HOPS:
             return None
         parts = name.split(".")
@@ -200,13 +240,7 @@ class Project:
         cached = self._imports.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        found = {}
-        try:
-            tree = ast.parse(_read(path), path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None
-        if tree is not None:
-            found = import_bindings(tree.body)
+        found = import_bindings(top_level_imports(_read(path)))
         self._imports[path] = (stamp, found)
         return found
 
@@ -229,13 +263,21 @@ class Project:
     def importers(self, path: str) -> list:
         """The project's files that import the module at `path` (by any spelling the index
         resolves), found by the module's last name in their text, then checked."""
+        cache = self.__dict__.setdefault("_importers", {})
+        full = os.path.abspath(path)
+        if full not in cache:
+            cache[full] = self._find_importers(path)
+        return cache[full]
+
+    def _find_importers(self, path: str) -> list:
         module = self.module_name(path)
         if module is None:
             return []
         word = module.rsplit(".", 1)[-1].encode()
         found = []
-        for other in self.files():
-            if os.path.abspath(other) == os.path.abspath(path):
+        full = os.path.abspath(path)
+        for other in self.files():       # absolute: walked from the (absolute) root
+            if other == full:
                 continue
             data = self._text(other)
             if word not in data or b"import" not in data:
@@ -274,6 +316,53 @@ class Project:
     def _names_module(self, imported: str, module: str) -> bool:
         """`from pkg import ops` imports `pkg.ops` (a name of package `pkg` that is the module)."""
         return self.module_path(imported) is not None and imported.count(".") + 1 == module.count(".")
+
+
+_IMPORT_LINE = re.compile(rb"^(?:import|from)[ \t\\(]", re.M)
+
+
+def top_level_imports(data: bytes) -> list:
+    """The top-level import statements of a module's source (ast nodes), without parsing the
+    whole module: each statement starts a line with `import` or `from`, and runs on while a
+    parenthesis is open or a line ends with a backslash. A chunk that does not parse (a line of
+    a docstring that begins with "from ") is skipped."""
+    found = []
+    strings = _triple_quoted_spans(data) if b'"""' in data or b"'''" in data else []
+    for match in _IMPORT_LINE.finditer(data):
+        start = end = match.start()
+        if any(a < start < b for a, b in strings):
+            continue          # an example in a docstring
+        depth = 0
+        while True:
+            stop = data.find(b"\n", end)
+            line = data[end:stop if stop >= 0 else len(data)]
+            depth += line.count(b"(") - line.count(b")")
+            end = stop + 1 if stop >= 0 else len(data)
+            if stop < 0 or (depth <= 0 and not line.rstrip().endswith(b"\\")):
+                break
+        try:
+            found.extend(ast.parse(data[start:end].decode("utf-8", "replace")).body)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return found
+
+
+_TRIPLE = re.compile(rb"\"\"\"|'''")
+
+
+def _triple_quoted_spans(data: bytes) -> list:
+    """[(start, end)] of the triple-quoted strings, paired in order (a quote of the other kind
+    inside one does not close it)."""
+    spans, opened = [], None
+    for match in _TRIPLE.finditer(data):
+        if opened is None:
+            opened = match
+        elif match.group() == opened.group():
+            spans.append((opened.start(), match.end()))
+            opened = None
+    if opened is not None:
+        spans.append((opened.start(), len(data)))
+    return spans
 
 
 def import_bindings(body) -> dict:

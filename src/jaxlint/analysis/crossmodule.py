@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -155,6 +156,43 @@ def jit_entries_of(project, path: str, config=None) -> tuple:
     return cache[key]
 
 
+def may_jit(project, path: str, name: str, config=None) -> bool:
+    """Could the module at `path` bind `name` to a jitted function? False when no decorator
+    line above a `def name` and no `name = ...` statement mentions jit or a configured wrapper
+    (read from the text: most imported names are not, and their modules need no parsing)."""
+    from jaxlint.project import _read
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    key = (path, name, info.st_mtime_ns, info.st_size, repr(getattr(config, "jit_decorators", None)))
+    cache = project.__dict__.setdefault("_may_jit", {})
+    if key not in cache:
+        cache[key] = _may_jit(_read(path), name, config)
+    return cache[key]
+
+
+def _may_jit(data: bytes, name: str, config) -> bool:
+    words = [b"jit"] + [w.rsplit(".", 1)[-1].encode() for w in (getattr(config, "jit_decorators", None) or {})]
+    if not any(w in data for w in words):
+        return False
+    pattern = re.compile(rb"^[ \t]*(?:(?:async[ \t]+)?def[ \t]+" + re.escape(name.encode()) +
+                         rb"\b|" + re.escape(name.encode()) + rb"[ \t]*(?::[^=\n]*)?=[^=])", re.M)
+    for match in pattern.finditer(data):
+        before = data.rfind(b"\n", 0, max(match.start() - 1, 0))
+        for _ in range(12):          # the decorator lines above a def
+            if before <= 0:
+                break
+            before = data.rfind(b"\n", 0, before)
+        after = match.start()
+        for _ in range(4):           # a call spread over a few lines
+            nxt = data.find(b"\n", after + 1)
+            after = nxt if nxt >= 0 else len(data)
+        if any(w in data[max(before, 0):after] for w in words):
+            return True
+    return False
+
+
 def _read_jit_entries(path: str, wrappers: dict) -> tuple:
     from jaxlint.analysis.module import ModuleIndex
     from jaxlint.analysis.names import ImportMap
@@ -189,10 +227,21 @@ def _read_jit_entries(path: str, wrappers: dict) -> tuple:
     return found, digest
 
 
+_DIGESTS: dict = {}       # (path, mtime, size) -> digest, per process
+
+
 def file_digest(path: str) -> str:
-    """The digest `jit_entries_of` records for a file (to check a cached result is current)."""
+    """The digest `jit_entries_of` records for a file (to check a cached result is current),
+    computed once per version of the file."""
     from jaxlint.project import _read
-    return hashlib.blake2b(_read(path), digest_size=8).hexdigest()
+    try:
+        info = os.stat(path)
+    except OSError:
+        return hashlib.blake2b(b"", digest_size=8).hexdigest()
+    key = (path, info.st_mtime_ns, info.st_size)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = hashlib.blake2b(_read(path), digest_size=8).hexdigest()
+    return _DIGESTS[key]
 
 
 # -- callers in other modules, for the repetition of a def ---------------------------------------

@@ -15,7 +15,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import ProjectView, jit_entries_of, value_of
+from jaxlint.analysis.crossmodule import ProjectView, file_digest, jit_entries_of, may_jit, value_of
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
@@ -30,6 +30,8 @@ _ARRAY_ANNOTATION = re.compile(
     r"^(?:jax\.)?(?:Array|ArrayLike)$|^(?:jnp|jax\.numpy)\.ndarray$|^(?:int|float|bool|complex)$|"
     r"^(?:jaxtyping\.|jt\.)?(?:Float|Int|Bool|Shaped|Num|Real|Inexact|Integer|UInt|Complex|Key)\[|"
     r"^chex\.(?:Array|Numeric|Scalar)$")
+
+_ATTRIBUTE_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
 ENTRY_KINDS = {
     "jax.jit": "jitted function", "nnx.jit": "jitted function", "eqx.filter_jit": "jitted function",
@@ -139,28 +141,23 @@ class Analysis:
         return self._repeated
 
     def jit_calls(self) -> list:
-        """Every call of a compiled jitted function of this module, arguments mapped, in line order."""
+        """Every call of a compiled jitted function (of this module, or of another module of the
+        project) made outside traced code, arguments mapped, in line order."""
         if self._jit_calls is None:
-            found = []
-            traced_defs = {id(e.node) for e in self.entries}
-            traced_defs |= self.traced_only_defs()
+            candidates = []
             for entry in self.entries:
                 if not entry.compiled or entry.spec.unresolved or entry.outer and \
                         entry.outer not in api.VALUE_PRESERVING_OUTER:
                     continue
-                for call, skips_self in self.call_sites.get(id(entry), []):
-                    scope = self.parents.scope_of(call)
-                    if scope is not None and id(scope) in traced_defs:
-                        continue      # called while tracing another function: inlined, no compile
-                    site = calls.map_call(call, entry, skips_self)
-                    site.scope = scope
-                    site.loops = self.parents.loops_of(call)
-                    found.append(site)
-            for call, entry in self._foreign_calls():
+                candidates.extend((call, entry, skips_self) for call, skips_self in self.call_sites.get(id(entry), []))
+            candidates.extend((call, entry, False) for call, entry in self._foreign_calls())
+            traced_defs = {id(e.node) for e in self.entries}
+            found = []
+            for call, entry, skips_self in candidates:
                 scope = self.parents.scope_of(call)
-                if scope is not None and id(scope) in traced_defs:
-                    continue
-                site = calls.map_call(call, entry, False)
+                if scope is not None and (id(scope) in traced_defs or id(scope) in self.traced_only_defs()):
+                    continue      # called while tracing another function: inlined, no compile
+                site = calls.map_call(call, entry, skips_self)
                 site.scope = scope
                 site.loops = self.parents.loops_of(call)
                 found.append(site)
@@ -197,6 +194,22 @@ class Analysis:
         """Why the code at `node` runs many times: a loop around it, or a loop that calls its
         function (directly or through callers); None when the file does not show it."""
         return self.repeated.reason(node)
+
+    def _attributes_called_on(self, name: str) -> set:
+        """`attr` of each `name.attr(` in the module's text (a cheap first look; the calls
+        themselves are found in the tree)."""
+        if "_text" not in self.__dict__:
+            self._text = "\n".join(self.lines) if self.lines is not None else ast.unparse(self.tree)
+        text, found = self._text, set()
+        key = name + "."
+        at = text.find(key)
+        while at >= 0:
+            if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_."):
+                match = _ATTRIBUTE_CALL.match(text, at + len(key))
+                if match:
+                    found.add(match.group(1))
+            at = text.find(key, at + len(key))
+        return found
 
     def traced_only_defs(self) -> set:
         """ids of the module-level defs that run only inside a trace: the rules a custom_jvp or
@@ -251,10 +264,23 @@ class Analysis:
         roots = set()
         for local, dotted in view.imported.items():
             name = project.absolute(dotted, self.path)
-            if name is None or local in self.jitted_by_name:
+            if name is None or local in self.jitted_by_name or not project.may_hold(name, self.path):
                 continue
-            if project.module_path(name, self.path) is not None or project.resolve(dotted, self.path) is not None:
-                roots.add(local)
+            module = project.module_path(name, self.path)
+            if module is not None:          # `import pkg.train as T` ... `T.step(...)`
+                self.depends[os.path.abspath(module)] = file_digest(module)
+                if any(may_jit(project, module, attr, self.config) for attr in self._attributes_called_on(local)):
+                    roots.add(local)
+                continue
+            target = project.resolve(dotted, self.path)
+            if target is not None:          # `from pkg.train import step` ... `step(...)`
+                if not may_jit(project, target.path, target.name, self.config):
+                    self.depends[os.path.abspath(target.path)] = file_digest(target.path)
+                    continue
+                entries, digest = jit_entries_of(project, target.path, self.config)
+                self.depends[os.path.abspath(target.path)] = digest
+                if target.name in entries:
+                    roots.add(local)
         if not roots:
             return []
         found = []
