@@ -262,6 +262,19 @@ def test_donated_copy_depends_on_what_the_value_is_known_to_be():
     assert len(outcome.applied) == 2 and not outcome.remaining
 
 
+def test_donated_copy_goes_to_the_donated_position_only():
+    source = ("from functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+              "@partial(jax.jit, donate_argnums=(1,))\n"
+              "def step(g, p):\n"
+              "    return p - g\n\n\n"
+              "def f():\n"
+              "    p = jnp.ones(3)\n"
+              "    new = step(p, p)\n"
+              "    return new - p\n")
+    after = fixer.fix_source(source, "d.py", unsafe=True).after
+    assert "new = step(p, jnp.copy(p))" in after
+
+
 # -- files on disk and the command line ----------------------------------------------------------
 
 def copy(tmp_path, name):
@@ -489,3 +502,4 @@ def test_fixed_broken_state_fixtures_run_under_jax(tmp_path):
         assert status == 1 and any(e in message for e in BROKEN_STATE_ERRORS[code]), (path, message)
     failed = {path: message for path, (status, message) in results.items() if status != 0}
     assert not failed
+

@@ -83,17 +83,17 @@ class DonatedReuse(Rule):
         """Pass a copy (`step(jnp.copy(p), g)`) when a later read wants the old value; rebind the
         name to the result (`p = step(p, g)`) when only the next iteration of a loop reads it."""
         analysis = ctx.analysis
-        found = next(((site, name, reads) for site, param, name, reads in _donations(analysis)
+        found = next(((site, param, name, reads) for site, param, name, reads in _donations(analysis)
                       if param == finding.param and site.entry.name == finding.function
                       and (reads[0][1].lineno, reads[0][1].col_offset) == (finding.line, finding.col)),
                      None)
         if found is None:
             raise NoFix("the donation is not found in the current text")
-        site, name, reads = found
+        site, param, name, reads = found
         call = site.node
         end = (call.end_lineno, call.end_col_offset)
         if any((node.lineno, node.col_offset) >= end for _, node in reads):
-            return _copy_fix(ctx, site, name)
+            return _copy_fix(ctx, site, param, name)
         return _rebind_fix(ctx, site, name)
 
 
@@ -174,12 +174,12 @@ def _shaped_like(analysis, expr, same) -> bool:
 
 # -- the fix ---------------------------------------------------------------------------------------
 
-def _copy_fix(ctx, site, name) -> Fix:
+def _copy_fix(ctx, site, param, name) -> Fix:
     """Donate a copy and keep the caller's value: `jnp.copy(p)` for a value known to be an
     array, `jax.tree.map(jnp.copy, p)` for anything else (a pytree of arrays)."""
     analysis = ctx.analysis
     model = analysis.model
-    arg = next(a.node for a in site.args.values() if isinstance(a.node, ast.Name) and a.node.id == name)
+    arg = site.args[param].node
     value = model.value(name, model.statement_of(site.node), model.scope(site.scope))
     edits = []
     jnp = ctx.alias_for("jax.numpy")
