@@ -502,4 +502,3 @@ def test_fixed_broken_state_fixtures_run_under_jax(tmp_path):
         assert status == 1 and any(e in message for e in BROKEN_STATE_ERRORS[code]), (path, message)
     failed = {path: message for path, (status, message) in results.items() if status != 0}
     assert not failed
-
