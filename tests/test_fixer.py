@@ -1,6 +1,6 @@
 """`jaxlint check --fix`: before/after fixture pairs, safe and unsafe gating, idempotence, the
-code around each edit left byte for byte, the command-line flags, and the fixed JAX101-JAX104
-fixtures running under JAX."""
+code around each edit left byte for byte, the command-line flags, and the fixed JAX101-JAX104,
+JAX401 and JAX403 fixtures running under JAX."""
 
 import collections
 import difflib
@@ -17,7 +17,7 @@ from fixture_expectations import EXAMPLE, fixture_files
 from jaxlint import fixer, ruledocs
 from jaxlint.cli import main
 from jaxlint.engine import lint_source
-from jaxlint.rules import RULES
+from jaxlint.rules import BY_CODE, RULES
 
 FIX_FIXTURES = pathlib.Path(__file__).parent / "fix_fixtures"
 MARK = "# <- fix"
@@ -168,6 +168,111 @@ def test_linting_loads_neither_libcst_nor_the_fixer():
     run = subprocess.run([sys.executable, "-c", script, *map(str, INPUTS)], capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+# -- JAX401 and JAX403: every positive rule fixture is fixed or says why not --------------------
+
+BROKEN_STATE_FIXES = ("JAX401", "JAX403")
+# The positive rule fixtures these fixes leave alone, and (part of) the reason each gives.
+NO_FIX_REASONS = {
+    "JAX403/pos_sampler_loop_keeps_old_state.py": "used inside a larger expression",
+}
+# The no-fix fix fixtures: the reason of each finding, in source order.
+NO_FIX_FIXTURE_REASONS = {
+    "JAX401/nofix_not_mechanical.py": ["`KEY` is not a local variable", "inside a comprehension",
+                                       "shares its line with another", "in an `elif` test"],
+    "JAX403/nofix_result_in_expression.py": ["used inside a larger expression"],
+}
+
+
+def positives(code):
+    return [p for p in fixture_files(code) if p.parent.name == code and p.name.startswith("pos_")]
+
+
+def no_fix_reasons(text, path, code) -> list:
+    """The NoFix message of each finding of `code` in `text` (a finding with a fix fails)."""
+    ctx = fixer.Context(text, str(path))
+    reasons = []
+    for finding in lint_source(text, str(path)).findings:
+        if finding.code != code:
+            continue
+        with pytest.raises(fixer.NoFix) as raised:
+            BY_CODE[code].fix_finding(ctx, finding)
+        reasons.append(str(raised.value))
+    return reasons
+
+
+@pytest.mark.parametrize("code", BROKEN_STATE_FIXES)
+def test_positive_rule_fixtures_are_fixed_or_say_why_not(code):
+    fixed = 0
+    for path in positives(code):
+        text = path.read_text()
+        assert fixer.fix_source(text, str(path)).after == text, "the fix is unsafe: --fix alone keeps the file"
+        outcome = fixer.fix_source(text, str(path), unsafe=True)
+        name = f"{code}/{path.name}"
+        left = [f for f in outcome.remaining if f.code == code]
+        if name in NO_FIX_REASONS:
+            assert left and outcome.after == text, name
+            reasons = no_fix_reasons(text, path, code)
+            assert reasons and all(NO_FIX_REASONS[name] in r for r in reasons), (name, reasons)
+            continue
+        assert not left, name
+        assert outcome.applied and all(f.code == code and not fix.safe for f, fix in outcome.applied), name
+        assert all(fix.why_unsafe in fix.description for _, fix in outcome.applied)
+        again = fixer.fix_source(outcome.after, str(path), unsafe=True)
+        assert again.after == outcome.after and not again.applied, name
+        fixed += 1
+    assert fixed + sum(k.startswith(code) for k in NO_FIX_REASONS) == len(positives(code)) >= 10
+
+
+@pytest.mark.parametrize("name", sorted(NO_FIX_FIXTURE_REASONS))
+def test_no_fix_fixtures_say_why(name):
+    path = FIX_FIXTURES / name
+    reasons = no_fix_reasons(path.read_text(), path, path.parent.name)
+    wanted = NO_FIX_FIXTURE_REASONS[name]
+    assert len(reasons) == len(wanted), reasons
+    for reason, part in zip(reasons, wanted):
+        assert part in reason, (reason, part)
+
+
+def test_key_split_uses_fresh_names_and_the_module_spelling():
+    source = ("import jax.random as jr\n\n\n"
+              "def f(key, subkey):\n"
+              "    a = jr.normal(key, ())\n"
+              "    b = jr.uniform(key, ())\n"
+              "    return a, b, subkey\n")
+    after = fixer.fix_source(source, "k.py", unsafe=True).after
+    assert "    key, subkey_2 = jr.split(key)\n    a = jr.normal(subkey_2, ())\n" in after
+    assert after.count("split") == 1 and "b = jr.uniform(key, ())" in after
+
+
+def test_donated_copy_depends_on_what_the_value_is_known_to_be():
+    source = ("from functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+              "@partial(jax.jit, donate_argnums=(0,))\n"
+              "def step(p, g):\n"
+              "    return p - g\n\n\n"
+              "def f(g, q):\n"
+              "    p = jnp.ones(3) * 2\n"
+              "    new = step(p, g)\n"
+              "    other = step(q, g)\n"
+              "    return new - p, other - q\n")
+    outcome = fixer.fix_source(source, "d.py", unsafe=True)
+    assert "new = step(jnp.copy(p), g)" in outcome.after
+    assert "other = step(jax.tree.map(jnp.copy, q), g)" in outcome.after
+    assert len(outcome.applied) == 2 and not outcome.remaining
+
+
+def test_donated_copy_goes_to_the_donated_position_only():
+    source = ("from functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+              "@partial(jax.jit, donate_argnums=(1,))\n"
+              "def step(g, p):\n"
+              "    return p - g\n\n\n"
+              "def f():\n"
+              "    p = jnp.ones(3)\n"
+              "    new = step(p, p)\n"
+              "    return new - p\n")
+    after = fixer.fix_source(source, "d.py", unsafe=True).after
+    assert "new = step(p, jnp.copy(p))" in after
 
 
 # -- files on disk and the command line ----------------------------------------------------------
@@ -349,5 +454,51 @@ def test_fixed_trace_time_fixtures_run_under_jax(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     results = json.loads(run.stdout)
     assert results.pop(str(control))[0] == 1
+    failed = {path: message for path, (status, message) in results.items() if status != 0}
+    assert not failed
+
+
+# -- the fixed JAX401 and JAX403 fixtures under JAX ----------------------------------------------
+
+# The same runner with JAX's key-reuse checker on: a typed key consumed twice raises KeyReuseError.
+KEY_REUSE_RUNNER = RUNNER.replace("import jax, jax.numpy\n",
+                                  "import jax, jax.numpy\njax.config.update(\"jax_debug_key_reuse\", True)\n")
+# What each unfixed program raises when it runs (its fixed version must not).
+BROKEN_STATE_ERRORS = {"JAX401": ("KeyReuseError",),
+                       "JAX403": ("Array has been deleted", "deleted or donated")}
+
+
+@pytest.mark.slow
+def test_fixed_broken_state_fixtures_run_under_jax(tmp_path):
+    """Each fixed JAX401/JAX403 rule fixture runs its examples without the error the unfixed one
+    raises. Raw keys (`PRNGKey`) become typed keys in both, so JAX checks every key's reuse."""
+    assert "jax_debug_key_reuse" in KEY_REUSE_RUNNER
+    pytest.importorskip("jax")
+    jobs, controls = [], {}
+    for code in BROKEN_STATE_FIXES:
+        for path in positives(code):
+            text = path.read_text()
+            outcome = fixer.fix_source(text, str(path), unsafe=True, describe_remaining=False)
+            if not outcome.applied:
+                continue
+            examples = [m.group("expr") for m in map(EXAMPLE.match, text.splitlines()) if m]
+            assert examples, path
+            for kind, program in (("fixed", outcome.after), ("control", text)):
+                dest = tmp_path / kind / code / path.name
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(program.replace("random.PRNGKey(", "random.key("))
+                jobs.append([str(dest), examples])
+                if kind == "control":
+                    controls[str(dest)] = code
+    assert len(controls) >= 20
+    run = subprocess.run([sys.executable, "-c", KEY_REUSE_RUNNER], input=json.dumps(jobs),
+                         capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    results = json.loads(run.stdout.splitlines()[-1])     # after what the programs print
+    assert len(results) == len(jobs)
+    for path, code in controls.items():
+        status, message = results.pop(path)
+        assert status == 1 and any(e in message for e in BROKEN_STATE_ERRORS[code]), (path, message)
     failed = {path: message for path, (status, message) in results.items() if status != 0}
     assert not failed

@@ -5,6 +5,7 @@ at, how a name is bound, and how to spell (and import) a module here.
 from __future__ import annotations
 
 import ast
+import builtins
 import sys
 from collections import Counter
 from typing import Optional
@@ -88,6 +89,27 @@ class Context:
                     counts[(node.asname or node.name).split(".")[0]] += 1
             self._bindings = counts
         return self._bindings[name]
+
+    def fresh_name(self, base: str, scope_node=None) -> str:
+        """`base`, or `base_2`, `base_3`...: the first that no code of `scope_node` (a def, or
+        the module when None) uses and the module does not bind, so a new local shadows nothing."""
+        taken = set(self.analysis.model.module.by_name) | set(self.top_aliases)
+        for node in ast.walk(scope_node if scope_node is not None else self.tree):
+            if isinstance(node, ast.Name):
+                taken.add(node.id)
+            elif isinstance(node, ast.arg):
+                taken.add(node.arg)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                taken.add(node.name)
+            elif isinstance(node, ast.alias):
+                taken.add((node.asname or node.name).split(".")[0])
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                taken.update(node.names)
+        name, n = base, 1
+        while name in taken or name in dir(builtins):
+            n += 1
+            name = f"{base}_{n}"
+        return name
 
     def call_is_unambiguous(self, call: ast.Call) -> bool:
         func = call.func

@@ -2,7 +2,8 @@
 
 import ast
 
-from jaxlint.findings import Finding
+from jaxlint.analysis.semantic import NameScope, ScopeKind
+from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 
 
@@ -53,40 +54,70 @@ class DonatedReuse(Rule):
             params = sgd(params, grads)
             return params - old
     """
-    fix = ("No automatic fix: whether to rebind the name, copy before the call or stop donating "
-           "depends on what the later read needs.")
+    fix = ("Unsafe. When a read after the call wants the old value, the call donates a copy: "
+           "`step(jnp.copy(p), g)` when `p` is known to be an array, `step(jax.tree.map(jnp.copy, "
+           "p), g)` otherwise (a pytree). When only the next iteration of a loop reads the name and "
+           "the call's result is discarded or assigned to another name, the name is bound to the "
+           "result (`new = step(p, g)` becomes `p = new = step(p, g)`). Unsafe because the copy "
+           "costs a second buffer and its time (the donation no longer saves memory), and the "
+           "rebinding changes what the loop computes (each step starts from the last result). No fix "
+           "when only the next iteration reads the name but the result is used inside a larger "
+           "expression or unpacked: which value the name should take is a decision for the author.")
 
     def check(self, analysis):
-        model = analysis.model
-        for site in analysis.jit_calls():
-            donated = site.entry.donated
-            if not donated or site.starred:
+        for site, param, name, reads in _donations(analysis):
+            _, node = reads[0]
+            call = ast.unparse(site.node) if len(ast.unparse(site.node)) <= 60 else f"{site.entry.name}(...)"
+            yield Finding(
+                code=self.code, line=node.lineno, col=node.col_offset, function=site.entry.name,
+                param=param,
+                message=(f"`{name}` was donated to jitted `{site.entry.name}` (parameter `{param}`) by "
+                         f"`{call}` at line {site.node.lineno} and is read here: the call deleted "
+                         f"its buffers, so this raises RuntimeError (Array has been deleted; ValueError "
+                         f"'Buffer has been deleted or donated' from a cached call). Fix: "
+                         f"rebind the name to the result (`{name} = {site.entry.name}(...)`), or "
+                         f"read a copy taken before the call"))
+
+    @staticmethod
+    def fix_finding(ctx, finding) -> Fix:
+        """Pass a copy (`step(jnp.copy(p), g)`) when a later read wants the old value; rebind the
+        name to the result (`p = step(p, g)`) when only the next iteration of a loop reads it."""
+        analysis = ctx.analysis
+        found = next(((site, param, name, reads) for site, param, name, reads in _donations(analysis)
+                      if param == finding.param and site.entry.name == finding.function
+                      and (reads[0][1].lineno, reads[0][1].col_offset) == (finding.line, finding.col)),
+                     None)
+        if found is None:
+            raise NoFix("the donation is not found in the current text")
+        site, param, name, reads = found
+        call = site.node
+        end = (call.end_lineno, call.end_col_offset)
+        if any((node.lineno, node.col_offset) >= end for _, node in reads):
+            return _copy_fix(ctx, site, param, name)
+        return _rebind_fix(ctx, site, name)
+
+
+def _donations(analysis):
+    """(call site, donated parameter, the argument's name, [(statement, Name node)] of the reads
+    after the call) for every donated variable read after the call that deleted it."""
+    model = analysis.model
+    for site in analysis.jit_calls():
+        donated = site.entry.donated
+        if not donated or site.starred:
+            continue
+        scope = model.scope(site.scope)
+        stmt = model.statement_of(site.node)
+        if stmt is None:
+            continue
+        for param in sorted(donated):
+            if not _output_may_reuse(analysis, site.entry, param):
                 continue
-            scope = model.scope(site.scope)
-            stmt = model.statement_of(site.node)
-            if stmt is None:
+            arg = site.args.get(param)
+            if arg is None or not isinstance(arg.node, ast.Name):
                 continue
-            for param in sorted(donated):
-                if not _output_may_reuse(analysis, site.entry, param):
-                    continue
-                arg = site.args.get(param)
-                if arg is None or not isinstance(arg.node, ast.Name):
-                    continue
-                name = arg.node.id
-                reads = scope.reads_after(name, stmt)
-                if not reads:
-                    continue
-                _, node = reads[0]
-                call = ast.unparse(site.node) if len(ast.unparse(site.node)) <= 60 else f"{site.entry.name}(...)"
-                yield Finding(
-                    code=self.code, line=node.lineno, col=node.col_offset, function=site.entry.name,
-                    param=param,
-                    message=(f"`{name}` was donated to jitted `{site.entry.name}` (parameter `{param}`) by "
-                             f"`{call}` at line {site.node.lineno} and is read here: the call deleted "
-                             f"its buffers, so this raises RuntimeError (Array has been deleted; ValueError "
-                             f"'Buffer has been deleted or donated' from a cached call). Fix: "
-                             f"rebind the name to the result (`{name} = {site.entry.name}(...)`), or "
-                             f"read a copy taken before the call"))
+            reads = scope.reads_after(arg.node.id, stmt)
+            if reads:
+                yield site, param, arg.node.id, reads
 
 
 _UPDATES = {"replace", "apply_gradients", "set", "add", "multiply", "divide", "min", "max", "power",
@@ -138,4 +169,76 @@ def _shaped_like(analysis, expr, same) -> bool:
             return any(_shaped_like(analysis, a, same) for a in expr.args)
         if isinstance(func, ast.Attribute) and func.attr in _UPDATES:
             return _shaped_like(analysis, func.value, same)
+    return False
+
+
+# -- the fix ---------------------------------------------------------------------------------------
+
+def _copy_fix(ctx, site, param, name) -> Fix:
+    """Donate a copy and keep the caller's value: `jnp.copy(p)` for a value known to be an
+    array, `jax.tree.map(jnp.copy, p)` for anything else (a pytree of arrays)."""
+    analysis = ctx.analysis
+    model = analysis.model
+    arg = site.args[param].node
+    value = model.value(name, model.statement_of(site.node), model.scope(site.scope))
+    edits = []
+    jnp = ctx.alias_for("jax.numpy")
+    if jnp is None:
+        jax_ref, edits = ctx.module_ref("jax")
+        jnp = f"{jax_ref}.numpy"
+    if value is not None and _is_array(analysis, value):
+        copied = f"{jnp}.copy({name})"
+    else:
+        jax_ref, more = ctx.module_ref("jax")
+        edits = edits or more
+        copied = f"{jax_ref}.tree.map({jnp}.copy, {name})"
+    start, end = ctx.text.span(arg)
+    why = ("it copies the donated value before every call: the donation no longer saves memory, "
+           "and the copy costs time and a second buffer")
+    return Fix(description=f"Donate a copy: `{copied}` (unsafe: {why})", safe=False,
+               edits=tuple(edits + [(start, end, copied)]), why_unsafe=why)
+
+
+def _rebind_fix(ctx, site, name) -> Fix:
+    """Only the next iteration reads the donated name: bind it to the call's result, as a loop
+    that steps a value means (`new = step(p, g)` -> `p = new = step(p, g)`)."""
+    model = ctx.analysis.model
+    scope = model.scope(site.scope)
+    stmt = model.statement_of(site.node)
+    if scope.kind is not ScopeKind.MODULE and model.classify(name, scope) is not NameScope.LOCAL:
+        raise NoFix(f"`{name}` is not a local variable here: binding it would make it one")
+    if isinstance(stmt, ast.Expr) and stmt.value is site.node:
+        at = ctx.text.offset(stmt.lineno, stmt.col_offset)
+    elif isinstance(stmt, ast.Assign) and stmt.value is site.node \
+            and all(isinstance(t, ast.Name) for t in stmt.targets):
+        at = ctx.text.offset(stmt.targets[0].lineno, stmt.targets[0].col_offset)
+    else:
+        raise NoFix("only the next iteration reads the donated value, and the call's result is "
+                    "used inside a larger expression or unpacked: which value the name should "
+                    "take next is not mechanical")
+    why = ("each iteration now passes the previous call's result instead of the original value, "
+           "which changes what the loop computes")
+    return Fix(description=f"Rebind `{name}` to the result: `{name} = ...` (unsafe: {why})",
+               safe=False, edits=((at, at, f"{name} = "),), why_unsafe=why)
+
+
+_ARRAY_MODULES = ("jnp.", "jax.random.", "jax.nn.", "lax.")  # as ImportMap.resolve spells them
+
+
+def _is_array(analysis, expr) -> bool:
+    """Is the expression surely one array (not a pytree): a jax.numpy/jax.random/lax call, an
+    `.at[...]` update, or arithmetic with one of those?"""
+    if isinstance(expr, ast.BinOp):
+        return _is_array(analysis, expr.left) or _is_array(analysis, expr.right)
+    if isinstance(expr, ast.UnaryOp):
+        return _is_array(analysis, expr.operand)
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        qual = analysis.imports.resolve(func) or ""
+        if qual.startswith(_ARRAY_MODULES) and qual not in ("jax.random.split", "jax.random.key",
+                                                            "jax.random.PRNGKey"):
+            return True
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript) \
+                and isinstance(func.value.value, ast.Attribute) and func.value.value.attr == "at":
+            return True
     return False

@@ -3,8 +3,9 @@
 import ast
 
 from jaxlint.analysis import api_tables as api
+from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, NameScope, ScopeKind
 from jaxlint.analysis.syntax import LineFilter, pruned_walk
-from jaxlint.findings import Finding
+from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 
 
@@ -46,47 +47,103 @@ class PrngKeyReuse(Rule):
             b = jax.random.uniform(b_key, (3,))
             return w, b
     """
-    fix = "No automatic fix yet: split the key before the second use (`key, sub = jax.random.split(key)`)."
+    fix = ("Unsafe: the key is split just before the call that consumed it first (`key, subkey = "
+           "jax.random.split(key)`, spelled the way the module spells `jax.random`, with a new name "
+           "the function does not use), and that call draws from `subkey`; the later call draws from "
+           "the new `key`. For a sampler in a loop that never replaces the key, the split becomes "
+           "the first statement of the loop body. Unsafe because the program then draws different "
+           "random numbers (independent instead of repeated), so its results change. No fix when the "
+           "key is consumed inside a lambda or a comprehension, in a `while` or `elif` test, in a "
+           "statement sharing its line with another, or when it is not a local variable there.")
 
     def check(self, analysis):
-        words = {"random"} | {local for local, target in analysis.imports.aliases.items()
-                              if target.startswith("jax.random")}
-        consumers = {}
-        for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words)):
-            if isinstance(node, ast.Call):
-                key = _consumed_key(analysis, node)
-                if key is not None:
-                    consumers[id(key)] = (node, key)
-        if not consumers:
-            return
+        for first, second, key in _reuses(analysis):
+            where = ("in every iteration of the loop around it: each draw repeats the last"
+                     if second is first else
+                     f"`{_name(analysis, first)}` at line {first.lineno} already consumed it, with no split between")
+            yield Finding(
+                code=self.code, line=second.lineno, col=second.col_offset, param=key.id,
+                message=(f"PRNG key `{key.id}` is consumed again by `{_name(analysis, second)}`: "
+                         f"{where}, so the numbers are identical or correlated (typed keys raise "
+                         f"KeyReuseError under jax_debug_key_reuse). Fix: split first "
+                         f"(`{key.id}, sub = jax.random.split({key.id})`) and use the new key "
+                         f"once"))
+
+    @staticmethod
+    def fix_finding(ctx, finding) -> Fix:
+        """Split the key before the consumer that drew from it first, and give that consumer the
+        new subkey: `key, subkey = jax.random.split(key)`; for a loop that never replaces the
+        key, the split is the first statement of the loop body."""
+        found = next(((first, second) for first, second, key in _reuses(ctx.analysis)
+                      if (second.lineno, second.col_offset) == (finding.line, finding.col)
+                      and key.id == finding.param), None)
+        if found is None:
+            raise NoFix("the reuse is not found in the current text")
+        first, second = found
+        analysis, name = ctx.analysis, finding.param
         model = analysis.model
-        reported = set()
-        for call, key in sorted(consumers.values(), key=lambda item: (item[0].lineno, item[0].col_offset)):
-            scope = model.scope_of(call)
-            stmt = model.statement_of(call)
-            if stmt is None:
+        scope = model.scope_of(first)
+        if model.scope_of(second) is not scope:
+            raise NoFix("the two consumers run in different scopes")
+        _not_in_nested_code(analysis, first)
+        if scope.kind is not ScopeKind.MODULE and model.classify(name, scope) is not NameScope.LOCAL:
+            raise NoFix(f"`{name}` is not a local variable here: assigning it would make it one")
+        if second is first:
+            loop = _loop_around(analysis, first, scope)
+            anchor = loop.body[0]
+            where = f"as the first statement of the loop at line {loop.lineno}"
+        else:
+            anchor = model.statement_of(first)
+            if isinstance(anchor, ast.While) and _holds(anchor.test, first):
+                raise NoFix("the key is consumed in a `while` test, where no statement can run "
+                            "before each evaluation")
+            where = f"before line {anchor.lineno}"
+        indent = _own_line_indent(ctx, anchor)
+        key_node = _consumed_key(analysis, first)
+        sub = ctx.fresh_name("subkey", scope.node)
+        split, edits = _split_ref(ctx, first)
+        at = ctx.text.line_start(anchor.lineno)
+        line = f"{indent}{name}, {sub} = {split}({name}){ctx.text.newline}"
+        start, end = ctx.text.span(key_node)
+        why = ("the consumer that drew from the key now draws from a new subkey, so the program's "
+               "random numbers change (they become independent instead of repeated)")
+        return Fix(description=(f"Split the key {where}: `{line.strip()}`, and draw from `{sub}` "
+                                f"(unsafe: {why})"),
+                   safe=False, edits=tuple(edits + [(at, at, line), (start, end, sub)]), why_unsafe=why)
+
+
+def _reuses(analysis):
+    """(first consumer, second consumer, key Name node of the second) for every reuse, in
+    source order of the first; a call that consumes its key again in the next iteration of a
+    loop is its own first consumer."""
+    words = {"random"} | {local for local, target in analysis.imports.aliases.items()
+                          if target.startswith("jax.random")}
+    consumers = {}
+    for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words)):
+        if isinstance(node, ast.Call):
+            key = _consumed_key(analysis, node)
+            if key is not None:
+                consumers[id(key)] = (node, key)
+    if not consumers:
+        return
+    model = analysis.model
+    reported = set()
+    for call, key in sorted(consumers.values(), key=lambda item: (item[0].lineno, item[0].col_offset)):
+        scope = model.scope_of(call)
+        stmt = model.statement_of(call)
+        if stmt is None:
+            continue
+        for _, node in scope.reads_after(key.id, stmt):
+            again = consumers.get(id(node))
+            if again is None or id(node) in reported:
                 continue
-            for _, node in scope.reads_after(key.id, stmt):
-                again = consumers.get(id(node))
-                if again is None or id(node) in reported:
-                    continue
-                second = again[0]
-                if second is not call and ast.dump(second) == ast.dump(call) \
-                        and _name(analysis, call) != "jax.random.split":
-                    continue      # the same draw twice: a reproducibility check (two equal splits are not)
-                reported.add(id(node))
-                first = _name(analysis, call)
-                where = ("in every iteration of the loop around it: each draw repeats the last"
-                         if second is call else
-                         f"`{first}` at line {call.lineno} already consumed it, with no split between")
-                yield Finding(
-                    code=self.code, line=second.lineno, col=second.col_offset, param=key.id,
-                    message=(f"PRNG key `{key.id}` is consumed again by `{_name(analysis, second)}`: "
-                             f"{where}, so the numbers are identical or correlated (typed keys raise "
-                             f"KeyReuseError under jax_debug_key_reuse). Fix: split first "
-                             f"(`{key.id}, sub = jax.random.split({key.id})`) and use the new key "
-                             f"once"))
-                break
+            second = again[0]
+            if second is not call and ast.dump(second) == ast.dump(call) \
+                    and _name(analysis, call) != "jax.random.split":
+                continue      # the same draw twice: a reproducibility check (two equal splits are not)
+            reported.add(id(node))
+            yield call, second, node
+            break
 
 
 def _name(analysis, call) -> str:
@@ -103,3 +160,68 @@ def _consumed_key(analysis, call):
     else:
         node = next((kw.value for kw in call.keywords if kw.arg == "key"), None)
     return node if isinstance(node, ast.Name) else None
+
+
+# -- the fix's helpers ---------------------------------------------------------------------------
+
+def _not_in_nested_code(analysis, call) -> None:
+    """Raise NoFix when the call runs in a lambda or a comprehension inside its statement: a
+    split before the statement would run once, not once per evaluation."""
+    for anc in analysis.parents.chain(call):
+        if isinstance(anc, ast.stmt):
+            return
+        if isinstance(anc, ast.Lambda):
+            raise NoFix("the key is consumed inside a lambda: no statement runs before each call")
+        if isinstance(anc, COMPREHENSIONS):
+            raise NoFix("the key is consumed inside a comprehension: no statement runs before "
+                        "each element")
+
+
+def _holds(expr, node) -> bool:
+    return any(sub is node for sub in ast.walk(expr))
+
+
+def _loop_around(analysis, call, scope):
+    """The innermost loop of `scope` whose body holds the call."""
+    child = call
+    for anc in analysis.parents.chain(call):
+        if isinstance(anc, SCOPE_NODES) or anc is scope.node:
+            break
+        if isinstance(anc, LOOP_STATEMENTS):
+            if any(child is stmt for stmt in anc.body):
+                return anc
+            if child is not None and child in (getattr(anc, "test", None), getattr(anc, "iter", None)):
+                raise NoFix("the key is consumed in the loop's header, where no statement can "
+                            "run before each evaluation")
+        child = anc
+    raise NoFix("no loop around the consumer holds it in its body")
+
+
+def _own_line_indent(ctx, stmt) -> str:
+    """The indentation of a statement that starts its own line (a split line goes before it)."""
+    if getattr(stmt, "decorator_list", None):
+        raise NoFix("the key is consumed in a decorator or a default of a def")
+    start = ctx.text.line_start(stmt.lineno)
+    at = ctx.text.offset(stmt.lineno, stmt.col_offset)
+    indent = ctx.text.text[start:at]
+    if indent.strip():
+        raise NoFix("the statement shares its line with another one (`;` or a one-line block)")
+    following = ctx.text.text[at:at + 5]
+    if following.startswith("elif") and not (following[4:5].isalnum() or following[4:5] == "_"):
+        raise NoFix("the key is consumed in an `elif` test: no statement fits before it")
+    return indent
+
+
+def _split_ref(ctx, call):
+    """(how to spell jax.random.split here, edits adding an import if one is needed): the
+    module the consumer is called through (`random.normal` -> `random.split`) when it is one."""
+    resolve = ctx.analysis.imports.resolve
+    func = call.func
+    if isinstance(func, ast.Attribute) and resolve(func.value) == "jax.random":
+        return f"{ctx.text.segment(func.value)}.split", []
+    for dotted, suffix in (("jax.random.split", ""), ("jax.random", ".split")):
+        local = ctx.alias_for(dotted)
+        if local is not None:
+            return local + suffix, []
+    jax_ref, edits = ctx.module_ref("jax")
+    return f"{jax_ref}.random.split", edits

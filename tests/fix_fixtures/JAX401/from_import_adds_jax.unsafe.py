@@ -1,0 +1,10 @@
+"""Samplers imported by name: the split needs `import jax`, which the fix adds."""
+import jax
+import jax.numpy as jnp
+from jax.random import normal, uniform
+
+
+def perturb(x, key):
+    key, subkey = jax.random.split(key)
+    scale = uniform(subkey, ())  # <- fix
+    return x + scale * normal(key, x.shape) + jnp.zeros_like(x)
