@@ -101,10 +101,16 @@ class CallSignatureDrift(Rule):
             value = literal_value(analysis, arg.node)
             if value is NOT_LITERAL and isinstance(arg.node, ast.Name):
                 value = _shown_value(analysis, site, arg.node)
-            is_default = False
-            if param in defaults and value is not NOT_LITERAL:
+            is_default = ""       # "default": passes the default's value; "traced": a traced
+            if param in defaults and value is not NOT_LITERAL:     # parameter passed at all
                 default = literal_value(analysis, defaults[param])
-                is_default = default is not NOT_LITERAL and type(default) is type(value) and default == value
+                if default is not NOT_LITERAL and type(default) is type(value) and default == value:
+                    is_default = "default"
+            if param in defaults and not is_default and param not in entry.static and not entry.filtering \
+                    and type(literal_value(analysis, defaults[param])) in (int, float):
+                # a number default: left out it is a constant of the program, passed it is an
+                # input, whatever its value (a None default marks an optional input: two programs)
+                is_default = "traced"
             kind = type(value).__name__ if param in entry.static and type(value) in (int, float, bool) else None
             facts["args"][param] = (arg.how, is_default, kind)
         facts["omitted"] = {param for param in defaults if param not in site.args}
@@ -121,9 +127,12 @@ class CallSignatureDrift(Rule):
                                f"at line {first[1]}")
             if is_default:
                 omitted = next((f["line"] for f in before if param in f["omitted"]), None)
-                if omitted is not None:
+                if omitted is not None and is_default == "default":
                     reasons.append(f"the default of `{param}` is passed explicitly here but left "
                                    f"out at line {omitted}")
+                elif omitted is not None:
+                    reasons.append(f"traced `{param}` is passed here but left out (its default "
+                                   f"used) at line {omitted}")
             if kind is not None:
                 other = next(((f["args"][param][2], f["line"]) for f in before
                               if param in f["args"] and f["args"][param][2] is not None), None)
@@ -131,10 +140,12 @@ class CallSignatureDrift(Rule):
                     reasons.append(f"static `{param}` is a {kind} here but a {other[0]} at line "
                                    f"{other[1]} (equal values, distinct cache entries)")
         for param in sorted(facts["omitted"], key=list(defaults).index):
-            passed = next((f["line"] for f in before if param in f["args"] and f["args"][param][1]), None)
+            passed = next(((f["line"], f["args"][param][1]) for f in before
+                           if param in f["args"] and f["args"][param][1]), None)
             if passed is not None:
                 reasons.append(f"`{param}` is left out here but passed with its default value at "
-                               f"line {passed}")
+                               f"line {passed[0]}" if passed[1] == "default" else
+                               f"traced `{param}` is left out here but passed at line {passed[0]}")
         return reasons
 
     @staticmethod
