@@ -502,3 +502,15 @@ def test_fixed_broken_state_fixtures_run_under_jax(tmp_path):
         assert status == 1 and any(e in message for e in BROKEN_STATE_ERRORS[code]), (path, message)
     failed = {path: message for path, (status, message) in results.items() if status != 0}
     assert not failed
+
+
+def test_a_derivative_is_never_made_static():
+    """The branch reads a gradient: making the differentiated parameter (and then the data) static
+    would hash arrays and compile per step; no fix is offered, not even an unsafe one."""
+    text = ("import jax\nimport jax.numpy as jnp\n\n\ndef loss(w, x):\n    return jnp.sum((x @ w) ** 2)\n\n\n"
+            "@jax.jit\ndef step(w, x):\n    g = jax.grad(loss)(w, x)\n    if jnp.linalg.norm(g) > 1.0:\n"
+            "        g = g / jnp.linalg.norm(g)\n    return w - 0.1 * g\n")
+    findings = lint_source(text, "step.py").findings
+    assert [f.code for f in findings] == ["JAX101"] and "jax.grad()" in findings[0].path
+    outcome = fixer.fix_source(text, "step.py", unsafe=True)
+    assert not outcome.changed and all(f.fix is None for f in outcome.remaining)

@@ -227,6 +227,65 @@ def _read_jit_entries(path: str, wrappers: dict) -> tuple:
     return found, digest
 
 
+def module_constants(project, path: str) -> tuple:
+    """(name -> value expression, digest) for the names the module at `path` binds exactly once,
+    by a top-level `NAME = value` (a config module's `LAYERS = [64, 32]`): what importing the
+    name gives, as long as nothing rebinds it (`global NAME` in a def, a second binding)."""
+    full = os.path.abspath(path)
+    try:
+        info = os.stat(full)
+    except OSError:
+        return {}, ""
+    key = (full, info.st_mtime_ns, info.st_size)
+    cache = project.__dict__.setdefault("_constants", {})
+    if key not in cache:
+        cache[key] = _read_constants(full)
+    return cache[key]
+
+
+def _read_constants(path: str) -> tuple:
+    from jaxlint.project import _read
+    data = _read(path)
+    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    try:
+        tree = ast.parse(data, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}, digest
+    values, counts = {}, {}
+    for stmt in tree.body:
+        targets = []
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                values[targets[0].id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets = [stmt.target]
+            if isinstance(stmt.target, ast.Name):
+                values[stmt.target.id] = stmt.value
+        elif isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            targets = [getattr(stmt, "target", None)] + [i.optional_vars for i in getattr(stmt, "items", ())]
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[stmt.name] = counts.get(stmt.name, 0) + 1
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                local = (alias.asname or alias.name).split(".")[0]
+                counts[local] = counts.get(local, 0) + 1
+        elif not isinstance(stmt, (ast.Expr, ast.Pass)):
+            for node in ast.walk(stmt):          # if/try blocks: any name bound in them
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    counts[node.id] = counts.get(node.id, 0) + 1
+        for target in targets:
+            if target is not None:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name):
+                        counts[node.id] = counts.get(node.id, 0) + 1
+    rebound = set()
+    if b"global" in data:
+        rebound = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
+    return {name: value for name, value in values.items()
+            if counts.get(name) == 1 and name not in rebound}, digest
+
+
 _DIGESTS: dict = {}       # (path, mtime, size) -> digest, per process
 
 

@@ -1286,7 +1286,7 @@ class FunctionRun:
                          bound=(list(before) + list(args[1:]), {**before_kw, **kwargs}), extra=inner.extra)
             return UNKNOWN_V
         if qual in api.CALL_THROUGH_WRAPPERS:
-            if args and args[0].state in (FUNC, WRAPPED):
+            if args and (args[0].state in (FUNC, WRAPPED) or qual in api.DIFF_WRAPPERS and args[0].state == UNKNOWN):
                 return V(WRAPPED, wrapper=qual, extra=(args[0], n.keywords, n.args[1:]))
             if args and args[0].state == STATIC:
                 return UNKNOWN_V
@@ -1571,6 +1571,12 @@ class FunctionRun:
             inner, keywords, positional_options = callee.extra
             wrapper = callee.wrapper
             if inner.state not in (FUNC, WRAPPED):
+                if wrapper in api.DIFF_WRAPPERS and self.tracing:
+                    # a derivative of traced values is traced, whatever the function (one of
+                    # another module, a parameter): its body need not be known
+                    source = vals.first_traced(args + list(kwargs.values()))
+                    if source is not None:
+                        return vals.traced(leaf=MAYBE, path=source.path + (f"{wrapper}()",), params=source.params)
                 return UNKNOWN_V
             if wrapper in ("jax.jit", "eqx.filter_jit", "nnx.jit", "jax.pmap"):
                 return self.call_value(n, inner, args, kwargs)

@@ -15,7 +15,8 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import ProjectView, file_digest, jit_entries_of, may_jit, value_of
+from jaxlint.analysis.crossmodule import (ProjectView, file_digest, jit_entries_of, may_jit, module_constants,
+                                           value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
@@ -177,9 +178,32 @@ class Analysis:
 
     def values_at(self, name: str, node, scope=None) -> Optional[list]:
         """Every expression `name` may hold where `node` (inside `scope`: a def node, None for
-        module level) reads it; None when one of them is not known."""
+        module level) reads it; None when one of them is not known. A name imported from a
+        module of the project that binds it once (`from .config import LAYERS`) holds the
+        expression written there."""
         model = self.model
-        return model.values(name, model.statement_of(node), model.scope(scope))
+        stmt, where = model.statement_of(node), model.scope(scope)
+        found = model.values(name, stmt, where)
+        if found is None and self.project is not None:
+            bindings = model.bindings_at(name, stmt, where)
+            if bindings and all(b.kind is BindingKind.IMPORT for b in bindings):
+                value = self.imported_value(ast.Name(id=name, ctx=ast.Load()))
+                found = [value] if value is not None else None
+        return found
+
+    def imported_value(self, node) -> Optional[ast.AST]:
+        """The expression a module of the project binds once to the name that `node` (`NAME`
+        imported from it, or `mod.NAME` of an imported module) reads, else None. Project
+        analysis only; the module read is recorded in `depends`."""
+        view = self.flow.external
+        if view is None or not isinstance(node, (ast.Name, ast.Attribute)):
+            return None
+        target = view.target_of(node)
+        if target is None:
+            return None
+        constants, digest = module_constants(view.project, target.path)
+        self.depends[os.path.abspath(target.path)] = digest
+        return constants.get(target.name)
 
     def value_at(self, name: str, node, scope=None) -> Optional[ast.AST]:
         """The one expression `name` holds where `node` reads it, else None."""

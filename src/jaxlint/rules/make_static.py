@@ -10,6 +10,7 @@ import ast
 import re
 from typing import Optional
 
+from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis.module import param_names, positional_params
 from jaxlint.findings import Fix, NoFix
@@ -48,6 +49,9 @@ def make_parameter_static(ctx, finding) -> Fix:
         raise NoFix("the finding names no parameter of a jitted function")
     if any(len(hop) > 2 and hop[2] for hop in finding.chain):
         raise NoFix("the jit is in another module: its static arguments are edited there")
+    if any(step.rstrip("()") in api.DIFF_WRAPPERS for step in finding.path):
+        raise NoFix("the value is a derivative: what is differentiated is data that changes with "
+                    "every step, not a static argument")
     entries = [e for e in ctx.analysis.entries if e.is_jit and e.compiled and e.name == finding.entry]
     if entries:     # in signature order
         order = param_names(entries[0].args)

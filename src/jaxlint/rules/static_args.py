@@ -17,6 +17,9 @@ def resolve_values(analysis, site, node, depth=0) -> Optional[list]:
     """Every expression the argument `node` of a call can hold there (a name followed to the
     bindings that reach the call, in the calling scope or the module, and through `a = b`);
     None when one of them is not known."""
+    if isinstance(node, ast.Attribute) and depth < 4:
+        value = analysis.imported_value(node)       # `config.LAYERS`: the module's constant
+        return [node] if value is None else resolve_values(analysis, site, value, depth + 1)
     if not isinstance(node, ast.Name) or depth >= 4:
         return [node]
     found = analysis.values_at(node.id, site.node, site.scope)
