@@ -121,8 +121,9 @@ def text(findings, errors, colour: bool = False, sources: Optional[dict] = None)
 
 def _detail_lines(detail: str, pad: str) -> str:
     """A finding's detail under its source line, wrapped: ` = note: ...` then indented lines."""
-    lines = textwrap.wrap(detail, width=96, break_long_words=False, break_on_hyphens=False)
     head, rest = f" {pad} = note: ", f" {pad}         "
+    lines = textwrap.wrap(detail, width=max(100 - len(head), 40), break_long_words=False,
+                          break_on_hyphens=False)
     return "".join((head if i == 0 else rest) + line + "\n" for i, line in enumerate(lines))
 
 
