@@ -522,7 +522,8 @@ class TracedFinder:
                     f"static_argnums={num} is out of range for `{entry.name}`",
                     f"static_argnums={num} but `{entry.name}` accepts only {len(positional)} "
                     f"positional argument{'s' if len(positional) != 1 else ''}{extra}: "
-                    f"jax.jit raises ValueError when it is applied", True))
+                    f"jax.jit raises ValueError when it is applied. Fix: count the positional "
+                    f"parameters from 0, or name the parameter in static_argnames", True))
         for name in spec.argnames or ():
             if name in posonly:
                 entry.spec_problems.append((
@@ -538,7 +539,7 @@ class TracedFinder:
                     f"static_argnames names `{name}`, not a parameter of `{entry.name}`",
                     f"The parameters of `{entry.name}` are "
                     f"{', '.join(sorted(all_params - entry.bound)) or 'none'}: "
-                    f"jax.jit raises ValueError when it is applied", True))
+                    f"jax.jit raises ValueError when it is applied. Fix: name one of them", True))
         if entry.negative_argnums:
             entry.spec_problems.append((
                 f"negative static_argnums on `{entry.name}` depend on each call's spelling",

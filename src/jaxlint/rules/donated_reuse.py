@@ -81,7 +81,8 @@ class DonatedReuse(Rule):
                 yield Finding(
                     code=self.code, line=node.lineno, col=node.col_offset, function=site.entry.name,
                     param=param,
-                    message=f"`{name}` is read after it was donated to jitted `{site.entry.name}`",
+                    message=(f"`{name}` is read after it was donated to jitted `{site.entry.name}`"
+                             + (f" as `{param}`" if param != name else "")),
                     detail=(f"`{name}` was donated to jitted `{site.entry.name}` (parameter `{param}`) "
                             f"by `{call}` at line {site.node.lineno} and is read here: the call "
                             f"deleted its buffers, so this raises RuntimeError (Array has been "
