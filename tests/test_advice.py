@@ -1,7 +1,8 @@
-"""The advice in a trace-time message is advice that works: "mark `x` static" only where a
+"""The advice in a trace-time finding (its detail) is advice that works: "mark `x` static" only where a
 static argument would remove the failure. JAX refuses an array as a static argument (it cannot
 be hashed), and a jnp result is a tracer under jit even from a static argument."""
 
+import json
 import textwrap
 
 import pytest
@@ -46,15 +47,15 @@ THROUGH_JNP = textwrap.dedent("""\
 def jax102(tmp_path, source):
     path = tmp_path / "model.py"
     path.write_text(source)
-    proc = run("check", "--no-cache", path, cwd=tmp_path)
+    proc = run("check", "--no-cache", "--format", "json", path, cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    line, = [line for line in proc.stdout.splitlines() if " JAX102 " in line]
-    return line
+    found, = [f for f in json.loads(proc.stdout)["findings"] if f["code"] == "JAX102"]
+    return f"{found['message']}. {found['detail']}"     # the advice is in the detail
 
 
 def test_an_array_parameter_is_not_advised_to_be_static(tmp_path):
     message = jax102(tmp_path, ARRAY_PARAMETER)
-    assert "traced parameter `x`" in message
+    assert "Traced parameter `x`" in message
     assert "mark `x` static" not in message and "static_argnames" not in message
     assert "`x` is an array, which cannot be static (unhashable)" in message
     assert "keep it traced" in message and "separate static argument" in message

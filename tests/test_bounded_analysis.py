@@ -250,7 +250,7 @@ def test_loop_over_a_range_longer_than_ssize_t():
                          "        x = x + i\n    return x\n")
     assert result.internal_error is None
     assert [(f.line, f.code) for f in result.findings] == [(5, "JAX302")]
-    assert "99999999999999999999999 iterations" in result.findings[0].message
+    assert "99999999999999999999999 iterations" in result.findings[0].detail
 
 
 @pytest.mark.parametrize("where", ["range({})", "jnp.zeros({})", "x[:{}]"])

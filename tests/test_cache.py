@@ -32,7 +32,7 @@ def tree(tmp_path):
 def lint(tree, cache=None, jobs=1, config=None):
     finder = ConfigFinder(config or {})
     reports = runner.run(list(iter_targets([str(tree)], finder)), jobs=jobs, cache=cache)
-    return [(r.path, [(f.line, f.col, f.code, f.message) for f in r.result.findings],
+    return [(r.path, [(f.line, f.col, f.code, f.message, f.detail) for f in r.result.findings],
              r.result.error) for r in reports]
 
 

@@ -126,5 +126,9 @@ def test_messages_name_cells_not_lines_of_the_joined_module(tmp_path):
     proc = run("check", "--no-cache", path, cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     line, = proc.stdout.splitlines()
-    assert line.startswith(f"{path}:cell_4:2:12: JAX104 ")
-    assert "via `shift` (cell_3:3)" in line and "(line " not in line
+    assert line.startswith(f"{path}:cell_4:2:12: JAX104 slice bound `n` is traced in `shift`")
+    assert "(line " not in line
+    # the detail names the call into the helper by its cell, in every format that shows it
+    proc = run("check", "--no-cache", "--format", "json", path, cwd=tmp_path)
+    detail = json.loads(proc.stdout)["findings"][0]["detail"]
+    assert "via `shift` (cell_3:3)" in detail and "(line " not in detail, detail

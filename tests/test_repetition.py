@@ -285,7 +285,7 @@ def test_a_changing_value_used_only_as_array_data_is_a_constant_of_the_same_prog
     ''')
     # a batch through a helper that unpacks it, a rate in arithmetic: the same program each time
     assert [f.line for f in findings] == [11, 13]
-    assert "pass `batch` as an argument" in findings[0].message
+    assert "pass `batch` as an argument" in findings[0].detail
     # a model's method, a shape, a Python branch: a different program each time
     for line, name in ((15, "model"), (17, "n"), (19, "k")):
         assert any(n.startswith(f"JAX301 not reported at line {line}: the jitted function is built from `{name}`")

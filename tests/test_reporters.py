@@ -37,9 +37,11 @@ def test_json_schema(tmp_path, capsys):
     first = doc["findings"][0]
     assert first == {"path": str(bad), "line": 5, "column": 8, "cell": None, "cell_id": None,
                      "code": "JAX101", "name": "traced-bool", "family": "trace-time failure",
-                     "message": first["message"], "function": "f", "param": "n",
+                     "message": first["message"], "detail": first["detail"], "function": "f", "param": "n",
                      "fix": first["fix"], "entry": "f", "entry_kind": "jitted function", "value_path": ["n"]}
     # each finding's fix, without --show-fixes: here, making `n` static (unsafe)
+    assert first["message"] == "Python condition on traced `n` in jitted `f`"
+    assert "TracerBoolConversionError" in first["detail"] and "Fix: " in first["detail"]
     assert first["fix"]["safe"] is False and first["fix"]["description"].startswith("Make `n` static")
     assert [e["code"] for e in doc["errors"]] == ["E999", "E902"]
     assert doc["errors"][0]["path"] == str(broken) and doc["errors"][0]["line"] == 2
@@ -93,7 +95,9 @@ def test_github_workflow_commands(tmp_path, capsys):
     code, out, _ = run(capsys, "--format", "github", bad)
     lines = out.splitlines()
     assert code == 1 and len(lines) == 2
-    assert lines[0].startswith(f"::error file={bad},line=5,col=8,title=JAX101::traced parameter")
+    assert lines[0].startswith(f"::error file={bad},line=5,col=8,title=JAX101::Python condition on traced `n`")
+    # the detail follows the one-line message in the annotation, as its own paragraph
+    assert "%0A%0ATraced parameter `n` in jitted function `f`." in lines[0] and "Fix: " in lines[0]
     assert _escape("a,b:c%\nd", prop=True) == "a%2Cb%3Ac%25%0Ad"
 
 

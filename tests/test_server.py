@@ -142,14 +142,18 @@ def test_diagnose_hover_fix_and_noqa_over_stdio(tmp_path):
         assert (diagnostic.range.start.line, diagnostic.range.start.character,
                 diagnostic.range.end.line, diagnostic.range.end.character) == (5, 11, 5, 16)
         assert diagnostic.severity == lsp.DiagnosticSeverity.Error
-        assert diagnostic.message.startswith("traced parameter `n` in jitted function `head`")
+        assert diagnostic.message == "slice bound `n` is traced in jitted `head`"
+        related, = diagnostic.related_information      # the detail, at the finding's own place
+        assert related.location.uri == uri and related.location.range == diagnostic.range
+        assert related.message.startswith("Traced parameter `n` in jitted function `head`")
+        assert "Fix: " in related.message
         assert diagnostic.code_description.href.endswith("docs/rules.md#jax104-traced-slice")
 
         hover = await client.hover(path, 5, 13)
         text = hover.contents.value
         assert hover.contents.kind == lsp.MarkupKind.Markdown
         for part in ("JAX104 traced-slice", "**Why is this bad**", "**Use instead**",
-                     "lax.dynamic_slice", "#jax104-traced-slice"):
+                     "lax.dynamic_slice", "#jax104-traced-slice", related.message):
             assert part in text
         assert await client.hover(path, 0, 0) is None
 
@@ -321,8 +325,11 @@ def test_notebook_documents_get_diagnostics_per_cell(tmp_path):
         assert diagnostic.code == "JAX104" and diagnostic.source == "jaxlint"
         assert (diagnostic.range.start.line, diagnostic.range.start.character,
                 diagnostic.range.end.line, diagnostic.range.end.character) == (1, 11, 1, 16)
-        assert "via `shift` (cell_3:3)" in diagnostic.message, diagnostic.message
-        assert not re.search(r"\bline \d", diagnostic.message)
+        assert diagnostic.message == "slice bound `n` is traced in `shift` (under jitted `step`)"
+        related, = diagnostic.related_information
+        assert related.location.uri == cells[3]
+        assert "via `shift` (cell_3:3)" in related.message, related.message
+        assert not re.search(r"\bline \d", related.message)
         for other in (cells[1], cells[2], cells[4]):
             assert list(found[other].diagnostics) == []
 

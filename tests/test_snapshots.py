@@ -1,7 +1,7 @@
 """The wording and column of every fixture finding, pinned in one reviewed file per rule.
 
 `tests/snapshots/JAXnnn.txt` holds `file:line:col: CODE message` for each finding of the rule's
-fixtures (the column as flake8 prints it). A change of wording or position fails here with the
+fixtures (the column as flake8 prints it), and its detail on the next line, after `    = `. A change of wording or position fails here with the
 diff; when it is meant, regenerate the files and review them in the commit:
 
     JAXLINT_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_snapshots.py
@@ -27,6 +27,8 @@ def _render(code: str) -> str:
     for path in sorted((FIXTURES / code).glob("*.py")):
         for f in lint_file(str(path)).findings:
             lines.append(f"{code}/{path.name}:{f.line}:{f.col + 1}: {f.code} {f.message}")
+            if f.detail:
+                lines.append(f"    = {f.detail}")
     return "\n".join(lines) + "\n"
 
 

@@ -27,7 +27,7 @@ from jaxlint.findings import FileResult, Finding, Fix
 from jaxlint.notebooks import CellMap
 
 CACHE_DIR = ".jaxlint_cache"
-FORMAT = 2
+FORMAT = 3       # 3: findings carry `detail` (the message became one short sentence)
 _ROOT_MARKERS = ("pyproject.toml", ".git")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# jaxlint result cache: safe to delete.\n"
 
@@ -163,6 +163,7 @@ def decode(path: str, payload: dict):
     for item in payload["findings"]:
         item = dict(item)
         if not (isinstance(item["code"], str) and isinstance(item["message"], str)
+                and isinstance(item.get("detail", ""), str)
                 and type(item["line"]) is int and type(item["col"]) is int):
             raise ValueError("malformed finding")
         if item.get("fix") is not None:

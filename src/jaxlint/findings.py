@@ -28,7 +28,12 @@ class NoFix(Exception):
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem at one place. `line` is 1-based, `col` 0-based (flake8 adds 1 when printing)."""
+    """One problem at one place. `line` is 1-based, `col` 0-based (flake8 adds 1 when printing).
+
+    `message` is one short sentence naming the problem, the function and the parameter: what a
+    one-line report shows. `detail` is the rest: the path the value took, what JAX does (the
+    error, or the recompilation) and the fix, for --show-source, JSON, SARIF, GitHub annotations
+    and the language server's hover."""
 
     code: str
     line: int
@@ -46,6 +51,12 @@ class Finding:
     entry_kind: str = ""
     path: tuple = ()
     chain: tuple = ()
+    detail: str = ""
+
+    @property
+    def full_message(self) -> str:
+        """The short message and its detail, as one text."""
+        return f"{self.message}. {self.detail}" if self.detail else self.message
 
     @property
     def through_attribute(self) -> bool:

@@ -37,6 +37,7 @@ class Item:
     cell: Optional[int] = None
     cell_id: str = ""
     finding: Optional[Finding] = None
+    detail: str = ""            # the finding's detail (Finding.detail), cells named as in `message`
 
     @property
     def location(self) -> str:
@@ -64,8 +65,9 @@ def collect(reports):
             if report.config.enabled(f.code, report.path):
                 cell, cell_id, line = where(f.line)
                 message = cells.relabel(f.message) if cells else f.message
+                detail = cells.relabel(f.detail) if cells and f.detail else f.detail
                 findings.append(Item(report.path, line, f.col + 1, f.code, message, cell,
-                                     cell_id, f))
+                                     cell_id, f, detail))
     return findings, errors
 
 
@@ -104,14 +106,25 @@ def statistics(findings) -> list:
 
 def text(findings, errors, colour: bool = False, sources: Optional[dict] = None) -> str:
     """`path:line:col: CODE message` per item; with `sources` ({path: spans.Spans}), the
-    offending line follows each, a caret under what the finding points at, and its fix."""
+    offending line follows each, a caret under what the finding points at, the finding's detail
+    (the path of the value, what JAX does, the fix) and its automatic fix."""
     bold, red, reset = ("\x1b[1m", "\x1b[1;31m", "\x1b[0m") if colour else ("", "", "")
     out = []
     for item in [e for e in errors if e.code == "E999"] + list(findings):
         out.append(f"{bold}{item.location}{reset}: {red}{item.code}{reset} {item.message}\n")
-        if sources is not None and sources.get(item.path) is not None:
-            out.append(_excerpt(item, sources[item.path], red, reset))
+        if sources is not None:
+            spans = sources.get(item.path)
+            excerpt = _excerpt(item, spans, red, reset) if spans is not None else ""
+            out.append(excerpt or (_detail_lines(item.detail, "") + "\n" if item.detail else ""))
     return "".join(out)
+
+
+def _detail_lines(detail: str, pad: str) -> str:
+    """A finding's detail under its source line, wrapped: ` = note: ...` then indented lines."""
+    head, rest = f" {pad} = note: ", f" {pad}         "
+    lines = textwrap.wrap(detail, width=max(100 - len(head), 40), break_long_words=False,
+                          break_on_hyphens=False)
+    return "".join((head if i == 0 else rest) + line + "\n" for i, line in enumerate(lines))
 
 
 def _excerpt(item: Item, spans, red: str, reset: str) -> str:
@@ -132,6 +145,8 @@ def _excerpt(item: Item, spans, red: str, reset: str) -> str:
     pad = " " * len(number)
     under = "".join(c if c == "\t" else " " for c in raw[:start]) + "^" * max(end - start, 1)
     lines = [f" {pad} |", f" {number} | {raw}", f" {pad} | {red}{under}{reset}"]
+    if item.detail:
+        lines += _detail_lines(item.detail, pad).splitlines()
     fix = item.finding.fix if item.finding is not None else None
     if fix is not None:
         lines.append(f" {pad} = fix ({'safe' if fix.safe else 'unsafe, --unsafe-fixes'}): "
@@ -194,6 +209,7 @@ def _json_item(item: Item) -> dict:
            "cell_id": item.cell_id or None, "code": item.code, "message": item.message}
     f = item.finding
     if f is not None:
+        out["detail"] = item.detail or None
         found = rule(f.code)
         out.update(name=rule_name(f.code), family=found.family if found else "",
                    function=f.function or None, param=f.param or None,
@@ -274,8 +290,10 @@ def sarif_report(findings, errors) -> str:
     results = []
     for item in findings:
         prefix = f"cell_{item.cell}: " if item.cell is not None else ""
-        result = {"ruleId": item.code, "level": _level(item.code),
-                  "message": {"text": prefix + item.message},
+        message = {"text": prefix + item.message}
+        if item.detail:     # the one-line text stays as it is; viewers that render Markdown show both
+            message["markdown"] = f"{prefix}{item.message}\n\n{item.detail}"
+        result = {"ruleId": item.code, "level": _level(item.code), "message": message,
                   "locations": [_sarif_location(item)]}
         if item.code in index:
             result["ruleIndex"] = index[item.code]
@@ -307,7 +325,7 @@ def github(findings, errors) -> str:
     lines = []
     for item in list(errors) + list(findings):
         props = [f"file={_escape(item.path, True)}"]
-        message = item.message
+        message = f"{item.message}\n\n{item.detail}" if item.detail else item.message
         if item.cell is not None:
             message = f"cell_{item.cell}:{item.line}:{item.column}: {message}"
         elif item.line >= 1:

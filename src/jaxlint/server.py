@@ -2,11 +2,12 @@
 
 Built on pygls (`pip install "flake8-jaxlint[server]"`). What it offers:
 
-- diagnostics on open, change (debounced) and save: code, message, a link to the rule's
-  documentation, the range of the flagged expression;
+- diagnostics on open, change (debounced) and save: code, the one-line message, a link to the
+  rule's documentation, the range of the flagged expression, and the finding's detail (the path
+  of the value, what JAX does, the fix) as related information;
 - code actions: each finding's checked fix (unsafe ones say so in their title), "add
   `# noqa: CODE`", and `source.fixAll.jaxlint` (every safe fix at once);
-- hover on a finding: the rule's "why is this bad" and "use instead";
+- hover on a finding: the message and its detail, the rule's "why is this bad" and "use instead";
 - notebooks (LSP 3.17 notebook documents): the code cells are joined in order as `jaxlint check`
   joins a `.ipynb`, and each cell gets its own diagnostics, at its own lines, with messages that
   name other places as `cell_N:line`.
@@ -193,6 +194,16 @@ def _diagnose(linted, positions, path, name, root, cache, store):
         linted.diagnostics.append(diagnostic)
 
 
+def relate(items, uri: str) -> None:
+    """Attach each finding's detail (the path of the value, what JAX does, the fix) to its
+    diagnostic as related information at the same place: editors show it under the one-line
+    message. The hover shows it too."""
+    for item, diagnostic in items:
+        if item.detail:
+            diagnostic.related_information = [lsp.DiagnosticRelatedInformation(
+                location=lsp.Location(uri=uri, range=diagnostic.range), message=item.detail)]
+
+
 def _file_diagnostic(positions, line, char, code, message) -> "lsp.Diagnostic":
     """A problem with the whole file (syntax, configuration, internal error), from its position
     to the end of that line."""
@@ -296,6 +307,7 @@ def _diagnose_notebook(found, cells, path, name, root, cache, store, encoding):
                             end=where.position(item.line - 1, end)),
             message=item.message, severity=severity(item.code), code=item.code, source=SOURCE,
             code_description=lsp.CodeDescription(href=docs_url(item.code))))
+        relate([(item, found[cell.uri][-1])], cell.uri)
 
 
 # -- code actions ---------------------------------------------------------------------------------
@@ -401,12 +413,14 @@ def short_description(fix) -> str:
 
 
 def hover_text(item) -> str:
-    """Markdown for a finding: the message, then the rule's why, use-instead and docs link."""
+    """Markdown for a finding: the message and its detail, then the rule's why, use-instead
+    and docs link."""
     from jaxlint.reporters import docs_url, rule
     cls = rule(item.code)
+    said = f"{item.message}\n\n{item.detail}" if item.detail else item.message
     if cls is None:
-        return f"**{item.code}** {item.message}"
-    parts = [f"**{cls.code} {cls.name}** ({cls.family}): {cls.summary}", "", item.message, "",
+        return f"**{item.code}** {said}"
+    parts = [f"**{cls.code} {cls.name}** ({cls.family}): {cls.summary}", "", said, "",
              "**Why is this bad**", "", textwrap.dedent(cls.why).strip(), "",
              "**Use instead**", "", "```python", textwrap.dedent(cls.use_instead).strip(), "```",
              "", f"[{cls.code} documentation]({docs_url(cls.code)})"]
@@ -515,6 +529,7 @@ class JaxlintServer(LanguageServer):
         if self.documents.get(doc.uri) is not doc or doc.version != version or doc.text != text:
             return None                     # edited (or closed) meanwhile: a newer lint follows
         doc.linted = linted
+        relate(linted.items, doc.uri)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=doc.uri, diagnostics=linted.diagnostics, version=version))
         if not self.warmed:             # the fixer (libcst) loads while the user reads

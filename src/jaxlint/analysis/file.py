@@ -554,7 +554,7 @@ class Analysis:
                     self_value=vals.UNKNOWN_V, tracing=False).run()
 
     def _run_entry(self, entry: TracedEntry):
-        if entry.spec.unresolved or any(is_error for _, is_error in entry.spec_problems) \
+        if entry.spec.unresolved or any(is_error for _, _, is_error in entry.spec_problems) \
                 or entry.fails_before_trace:
             return      # jax.jit itself raises (JAX203, a jitted staticmethod): the body is never traced
         if entry.diff is not None:

@@ -46,7 +46,7 @@ class TracedEntry:
     call_names: set = field(default_factory=set)  # plain names it is called by in this module
     call_attrs: set = field(default_factory=set)  # attribute names it is called by (methods)
     immediate_calls: list = field(default_factory=list)  # `jax.jit(f)(...)` call nodes
-    spec_problems: list = field(default_factory=list)    # (message, is_error) for JAX203
+    spec_problems: list = field(default_factory=list)    # (lead, detail, is_error) for JAX203
     static_in_varargs: bool = False              # static_argnums reaching into *args
     static_kwargs: set = field(default_factory=set)      # static_argnames that land in **kwargs
     negative_argnums: bool = False
@@ -534,28 +534,33 @@ class TracedFinder:
                 kwonly = [a.arg for a in args.kwonlyargs]
                 extra = f" ({', '.join(kwonly)} {'is' if len(kwonly) == 1 else 'are'} keyword-only)" if kwonly else ""
                 entry.spec_problems.append((
+                    f"static_argnums={num} is out of range for `{entry.name}`",
                     f"static_argnums={num} but `{entry.name}` accepts only {len(positional)} "
                     f"positional argument{'s' if len(positional) != 1 else ''}{extra}: "
-                    f"jax.jit raises ValueError when it is applied", True))
+                    f"jax.jit raises ValueError when it is applied. Fix: count the positional "
+                    f"parameters from 0, or name the parameter in static_argnames", True))
         for name in spec.argnames or ():
             if name in posonly:
                 entry.spec_problems.append((
-                    f"static_argnames names `{name}`, a positional-only parameter of "
-                    f"`{entry.name}`: jax.jit raises ValueError (use static_argnums)", True))
+                    f"static_argnames names `{name}`, a positional-only parameter of `{entry.name}`",
+                    "jax.jit raises ValueError when it is applied. Fix: name it in static_argnums",
+                    True))
             elif name in all_params:
                 entry.static.add(name)
             elif args.kwarg is not None:
                 entry.static_kwargs.add(name)
             else:
                 entry.spec_problems.append((
-                    f"static_argnames names `{name}`, which is not a parameter of `{entry.name}` "
-                    f"(parameters: {', '.join(sorted(all_params - entry.bound)) or 'none'}): "
-                    f"jax.jit raises ValueError when it is applied", True))
+                    f"static_argnames names `{name}`, not a parameter of `{entry.name}`",
+                    f"The parameters of `{entry.name}` are "
+                    f"{', '.join(sorted(all_params - entry.bound)) or 'none'}: "
+                    f"jax.jit raises ValueError when it is applied. Fix: name one of them", True))
         if entry.negative_argnums:
             entry.spec_problems.append((
-                f"negative static_argnums on `{entry.name}` are resolved against the positional "
+                f"negative static_argnums on `{entry.name}` depend on each call's spelling",
+                f"Negative static_argnums on `{entry.name}` are resolved against the positional "
                 f"arguments of each call: passing an argument by keyword shifts which parameter is "
-                f"static; name it with static_argnames instead", False))
+                f"static. Fix: name it with static_argnames instead", False))
 
     def _read_in_specs(self, entry: TracedEntry, keywords, args):
         """shard_map passes an argument whose in_specs entry is None as it is, untraced."""

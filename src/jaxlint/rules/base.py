@@ -111,6 +111,45 @@ def describe_place(frame) -> str:
     return f"`{frame.function}`, reached from {kind} `{frame.entry}` via {hops}"
 
 
+def short_origin(value) -> str:
+    """The traced value in a few words, for a finding's lead: `` `n` ``, `` `lo`, `x` ``, or
+    `` `jnp.ceil()` result ``; describe_origin says how it got there."""
+    if value.params:
+        return ", ".join(f"`{name}`" for name in sorted(value.params))
+    text = value.text or ""
+    if text.startswith("global `"):
+        return f"element of {text}"
+    if text.startswith("jitted `"):
+        return f"result of {text}"
+    if text.endswith(")"):
+        return f"`{text}` result"
+    if value.path:
+        return f"`{value.path[0]}`"
+    return "value"
+
+
+def short_kind(kind: str) -> str:
+    """`jitted function` -> `jitted`; other kinds (`lax.scan body`) as they are."""
+    return "jitted" if kind == "jitted function" else kind
+
+
+def short_place(frame) -> str:
+    """Where a trace-time finding is, for its lead: `jitted `f`` or `` `g` (under jitted `f`)``;
+    describe_place gives the whole call chain."""
+    entry = f"{short_kind(frame.entry_kind)} `{frame.entry}`"
+    if frame.function == frame.entry and not frame.chain and not frame.origin:
+        return entry
+    if frame.function.startswith(f"{frame.entry}.") and not frame.origin:
+        entry = short_kind(frame.entry_kind)     # a function nested in the entry: named in full
+    return f"`{frame.function}` (under {entry})"
+
+
+def trace_detail(value, frame, consequence: str, fix: str) -> str:
+    """A trace-time finding's detail: the path of the value, what JAX does, the fix."""
+    origin = describe_origin(value)
+    return f"{origin[0].upper()}{origin[1:]} in {describe_place(frame)}. {consequence}. Fix: {fix}"
+
+
 def _file(path: str) -> str:
     return os.path.basename(path)
 
@@ -140,8 +179,9 @@ def used_as_array(value) -> bool:
                                       for step in value.path[1:])
 
 
-def finding_at(rule, node, message, frame, value) -> Finding:
+def finding_at(rule, node, message, frame, value, detail: str = "") -> Finding:
     return Finding(code=rule.code, line=node.lineno, col=node.col_offset, message=message,
+                   detail=detail,
                    function=frame.function, entry=frame.entry,
                    param=",".join(sorted(value.params)) if value is not None else "",
                    entry_kind=frame.entry_kind, path=tuple(value.path) if value is not None else (),
@@ -170,9 +210,11 @@ class SinkRule(Rule):
     def check(self, analysis):
         for sink in analysis.sinks:
             if sink.kind in self.sink_kinds:
-                message = self.message(sink)
-                if message:
-                    yield finding_at(self, sink.node, message, sink.frame, sink.value)
+                worded = self.message(sink)
+                if worded:
+                    lead, detail = worded
+                    yield finding_at(self, sink.node, lead, sink.frame, sink.value, detail)
 
-    def message(self, sink) -> str:
+    def message(self, sink) -> tuple:
+        """(lead, detail): one short sentence naming the problem, and the rest (trace_detail)."""
         raise NotImplementedError

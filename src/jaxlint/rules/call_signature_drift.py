@@ -89,9 +89,9 @@ class CallSignatureDrift(Rule):
             yield Finding(
                 code=self.code, line=site.node.lineno, col=site.node.col_offset,
                 function=entry.name,
-                message=(f"jitted `{entry.name}` is called with a second spelling: {'; '.join(reasons)}. "
-                         f"jit caches each spelling separately: one more trace and compile. "
-                         f"Fix: spell every call the same way"))
+                message=f"jitted `{entry.name}` is called with a second spelling of its arguments",
+                detail=(f"{'; '.join(reasons)}. jit caches each spelling separately: one more "
+                        f"trace and compile. Fix: spell every call the same way"))
 
     @staticmethod
     def _facts(analysis, site, defaults, entry) -> dict:

@@ -1,6 +1,6 @@
 """JAX105 data-dependent-shape."""
 
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place
+from jaxlint.rules.base import SinkRule, short_origin, short_place, trace_detail
 
 
 class DataDependentShape(SinkRule):
@@ -39,15 +39,19 @@ class DataDependentShape(SinkRule):
 
     def message(self, sink):
         api = sink.detail.get("api")
-        origin = describe_origin(sink.value)
-        place = describe_place(sink.frame)
+        origin = short_origin(sink.value)
+        place = short_place(sink.frame)
         if api:
             size = sink.detail.get("size")
             fix = f"pass {size}= (a static upper bound)" if size else "avoid it under jit"
             if api.startswith("jnp.where"):
                 fix = "use three-argument jnp.where(cond, x, y), or jnp.nonzero(..., size=k)"
-            return (f"{origin} in {place} goes to {api}, which makes the output shape depend on its "
-                    f"values: ConcretizationTypeError at trace time. Fix: {fix}")
-        return (f"boolean mask from {origin} indexes an array in {place}: the result's shape depends "
-                f"on the data (NonConcreteBooleanIndexError). Fix: jnp.where(mask, x, 0), "
-                f"reductions with where=mask, or jnp.nonzero(mask, size=k)")
+            return (f"traced {origin} goes to {api} in {place}: data-dependent shape",
+                    trace_detail(sink.value, sink.frame, f"It goes to {api}, which makes the output "
+                                 f"shape depend on its values: ConcretizationTypeError at trace time",
+                                 fix))
+        return (f"boolean mask from traced {origin} indexes an array in {place}",
+                trace_detail(sink.value, sink.frame, "A boolean mask from it indexes an array: the "
+                             "result's shape depends on the data (NonConcreteBooleanIndexError)",
+                             "jnp.where(mask, x, 0), reductions with where=mask, or "
+                             "jnp.nonzero(mask, size=k)"))

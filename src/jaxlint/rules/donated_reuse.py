@@ -71,12 +71,14 @@ class DonatedReuse(Rule):
             yield Finding(
                 code=self.code, line=node.lineno, col=node.col_offset, function=site.entry.name,
                 param=param,
-                message=(f"`{name}` was donated to jitted `{site.entry.name}` (parameter `{param}`) by "
-                         f"`{call}` at line {site.node.lineno} and is read here: the call deleted "
-                         f"its buffers, so this raises RuntimeError (Array has been deleted; ValueError "
-                         f"'Buffer has been deleted or donated' from a cached call). Fix: "
-                         f"rebind the name to the result (`{name} = {site.entry.name}(...)`), or "
-                         f"read a copy taken before the call"))
+                message=(f"`{name}` is read after it was donated to jitted `{site.entry.name}`"
+                         + (f" as `{param}`" if param != name else "")),
+                detail=(f"`{name}` was donated to jitted `{site.entry.name}` (parameter `{param}`) "
+                        f"by `{call}` at line {site.node.lineno} and is read here: the call "
+                        f"deleted its buffers, so this raises RuntimeError (Array has been "
+                        f"deleted; ValueError 'Buffer has been deleted or donated' from a cached "
+                        f"call). Fix: rebind the name to the result (`{name} = "
+                        f"{site.entry.name}(...)`), or read a copy taken before the call"))
 
     @staticmethod
     def fix_finding(ctx, finding) -> Fix:

@@ -69,7 +69,8 @@ class DtypeDrift(Rule):
             source = f" ({change.now})" if change.now else ""
             yield Finding(
                 code=self.code, line=where[0], col=where[1], function=name, param=change.param,
-                message=(f"jitted `{name}` gets `{shown}` as {describe(change.new)}{source} here, but as "
-                         f"{describe(change.old)} {change.before}: a new dtype or weak type, so "
-                         f"`{name}` is traced and compiled again. Fix: pass one dtype at every call "
-                         f"(e.g. wrap Python scalars in `jnp.float32(...)`, or `.astype()` to one type)"))
+                message=f"jitted `{name}` gets `{shown}` with a new dtype, so it compiles again",
+                detail=(f"`{shown}` is {describe(change.new)}{source} here, but "
+                        f"{describe(change.old)} {change.before}: a new dtype or weak type, so "
+                        f"`{name}` is traced and compiled again. Fix: pass one dtype at every call "
+                        f"(e.g. wrap Python scalars in `jnp.float32(...)`, or `.astype()` to one type)"))

@@ -132,10 +132,11 @@ class JitPerCall(Rule):
             if changed is None:
                 return Finding(
                     code=self.code, line=site.lineno, col=site.col_offset, function=entry.name,
-                    message=(f"jax.jit is applied to {what}, {ctx.reason}: a new function object "
-                             f"each time, so every call traces and compiles the same program again. "
-                             f"Fix: define the function once at module level (pass changing values "
-                             f"as arguments) and jit it once"))
+                    message=f"jax.jit is applied to {what} on every repetition",
+                    detail=(f"jax.jit is applied to {what}, {ctx.reason}: a new function object "
+                            f"each time, so every call traces and compiles the same program again. "
+                            f"Fix: define the function once at module level (pass changing values "
+                            f"as arguments) and jit it once"))
             how, names = changed
             if bodies is None:
                 bodies = _program_bodies(analysis, entry, scope)
@@ -144,11 +145,12 @@ class JitPerCall(Rule):
                 shown = ", ".join(f"`{n}`" for n in sorted(names))
                 return Finding(
                     code=self.code, line=site.lineno, col=site.col_offset, function=entry.name,
-                    message=(f"jax.jit is applied to {what}, {ctx.reason}: a new function object "
-                             f"each time, and {shown}, which changes with each repetition, is used in "
-                             f"it only as array data, baked in as a constant: every call traces and "
-                             f"compiles the same program again. Fix: jit the function once and pass "
-                             f"{shown} as an argument"))
+                    message=f"jax.jit is applied to {what} on every repetition",
+                    detail=(f"jax.jit is applied to {what}, {ctx.reason}: a new function object "
+                            f"each time, and {shown}, which changes with each repetition, is used in "
+                            f"it only as array data, baked in as a constant: every call traces and "
+                            f"compiles the same program again. Fix: jit the function once and pass "
+                            f"{shown} as an argument"))
             changes = changes or (how, ctx)
         how, ctx = changes
         return f"{how}, which changes with each repetition ({ctx.reason}): each compile is a different program"

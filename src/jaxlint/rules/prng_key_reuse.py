@@ -63,11 +63,11 @@ class PrngKeyReuse(Rule):
                      f"`{_name(analysis, first)}` at line {first.lineno} already consumed it, with no split between")
             yield Finding(
                 code=self.code, line=second.lineno, col=second.col_offset, param=key.id,
-                message=(f"PRNG key `{key.id}` is consumed again by `{_name(analysis, second)}`: "
-                         f"{where}, so the numbers are identical or correlated (typed keys raise "
-                         f"KeyReuseError under jax_debug_key_reuse). Fix: split first "
-                         f"(`{key.id}, sub = jax.random.split({key.id})`) and use the new key "
-                         f"once"))
+                message=f"PRNG key `{key.id}` is consumed again by `{_name(analysis, second)}`",
+                detail=(f"{where[0].upper()}{where[1:]}, so the numbers are identical or "
+                        f"correlated (typed keys raise KeyReuseError under jax_debug_key_reuse). "
+                        f"Fix: split first (`{key.id}, sub = jax.random.split({key.id})`) and "
+                        f"use the new key once"))
 
     @staticmethod
     def fix_finding(ctx, finding) -> Fix:

@@ -70,10 +70,12 @@ class PytreeDrift(Rule):
             yield Finding(
                 code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
                 param=change.param,
-                message=(f"jitted `{name}` gets `{shown}` as {describe(change.new)}{source} here, but as "
-                         f"{describe(change.old)} {change.before}: a new pytree structure, so `{name}` is "
-                         f"traced and compiled again. Fix: pass the same container type, keys and length "
-                         f"at every call (e.g. always a tuple; an array of zeros with a flag instead of None)"))
+                message=f"jitted `{name}` gets `{shown}` with a new pytree structure",
+                detail=(f"`{shown}` is {describe(change.new)}{source} here, but "
+                        f"{describe(change.old)} {change.before}: a new pytree structure, so `{name}` "
+                        f"is traced and compiled again. Fix: pass the same container type, keys and "
+                        f"length at every call (e.g. always a tuple; an array of zeros with a flag "
+                        f"instead of None)"))
 
     def _growing(self, analysis):
         for site in analysis.jit_calls():
@@ -90,8 +92,10 @@ class PytreeDrift(Rule):
                     yield Finding(
                         code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
                         param=param,
-                        message=(f"jitted `{name}` is called in {describe_loop(site.loops[-1])} with `{param}` = "
-                                 f"a list whose length changes: {sig.grows[1]}. The length of a list is "
-                                 f"part of its pytree structure, so every iteration traces and compiles "
-                                 f"`{name}` again. Fix: stack the items into a preallocated array of fixed "
-                                 f"size (with a mask or a count), or pass a fixed number of items"))
+                        message=f"jitted `{name}` gets `{param}` as a list that grows in a loop",
+                        detail=(f"`{name}` is called in {describe_loop(site.loops[-1])} with `{param}` "
+                                f"= a list whose length changes: {sig.grows[1]}. The length of a list "
+                                f"is part of its pytree structure, so every iteration traces and "
+                                f"compiles `{name}` again. Fix: stack the items into a preallocated "
+                                f"array of fixed size (with a mask or a count), or pass a fixed number "
+                                f"of items"))

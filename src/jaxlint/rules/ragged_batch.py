@@ -100,10 +100,11 @@ class RaggedBatch(Rule):
         name = site.entry.name
         return Finding(
             code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
-            message=(f"jitted `{name}` is called per batch from {source}: the last batch can be "
-                     f"smaller, a new shape that traces and compiles `{name}` once more. Fix: drop "
-                     f"the remainder (drop_last=True / drop_remainder=True / n // bs * bs) or pad "
-                     f"the last batch to full size with a mask"))
+            message=f"jitted `{name}` gets a smaller last batch, so it compiles again",
+            detail=(f"`{name}` is called per batch from {source}: the last batch can be "
+                    f"smaller, a new shape that traces and compiles `{name}` once more. Fix: drop "
+                    f"the remainder (drop_last=True / drop_remainder=True / n // bs * bs) or pad "
+                    f"the last batch to full size with a mask"))
 
     def _through_helpers(self, analysis, sources, body, scope, batch, by_scope, depth=0):
         """Jitted calls in functions of the file that the loop hands a batch to (a `train_step(state,

@@ -90,23 +90,26 @@ class ShapeDrift(Rule):
                     f"again with each shape (a sweep over shapes: each compile is used many times)")
                 continue
             yield Finding(code=self.code, line=where[0], col=where[1], function=site.entry.name, param=param,
-                          message=_message(analysis, site, param, varying, sig, reader))
+                          **_message(analysis, site, param, varying, sig, reader))
 
 
-def _message(analysis, site, param, varying, sig, reader) -> str:
+def _message(analysis, site, param, varying, sig, reader) -> dict:
+    """{"message": the lead, "detail": the shapes, what varies them, the compiles and the fix}."""
     name = site.entry.name
     path, index, atom = varying[0]
     leaf = dict(leaves(sig)).get(path)
     shown = path_text(param, path)
     loop = site.loops[-1]
-    head = f"jitted `{name}` is called in {describe_loop(loop)} with `{shown}`"
+    lead = f"jitted `{name}` gets `{shown}` in a new shape on each iteration"
+    head = f"`{name}` is called in {describe_loop(loop)} with `{shown}`"
     if leaf.origin != shown:
         head += f" = `{leaf.origin}`"
     if index is None:
-        return (f"{head}, and {atom.reason}: its shape changes every iteration, and each "
-                f"new shape traces and compiles `{name}` again (one compile per iteration, without bound). "
-                f"Fix: preallocate the array at its final size and fill it with `.at[i].set()` (mask the "
-                f"unfilled part), or keep a fixed-size buffer")
+        return dict(message=lead, detail=(
+            f"{head}, and {atom.reason}: its shape changes every iteration, and each new shape "
+            f"traces and compiles `{name}` again (one compile per iteration, without bound). Fix: "
+            f"preallocate the array at its final size and fill it with `.at[i].set()` (mask the "
+            f"unfilled part), or keep a fixed-size buffer"))
     dim = leaf.shape[index]
     size = poly_text(dim, reader.atoms)
     sliced = "[" in leaf.origin and ":" in leaf.origin
@@ -121,9 +124,10 @@ def _message(analysis, site, param, varying, sig, reader) -> str:
            "so that only a handful of shapes compile")
     size = "its size" if size == atom.text else f"its size `{size}`"
     also = "".join(f", and another follows `{other}`" for other in others)
-    return (f"{head} of shape {shape_text(leaf.shape, reader.atoms)}, and {size} "
-            f"follows `{atom.text}`, {atom.reason}{also}: each new shape traces and compiles `{name}` again "
-            f"({count}). Fix: {fix}")
+    return dict(message=lead, detail=(
+        f"{head} of shape {shape_text(leaf.shape, reader.atoms)}, and {size} follows "
+        f"`{atom.text}`, {atom.reason}{also}: each new shape traces and compiles `{name}` again "
+        f"({count}). Fix: {fix}"))
 
 
 def _repeats_each_shape(analysis, site, varying):

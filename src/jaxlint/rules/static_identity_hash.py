@@ -69,8 +69,9 @@ class StaticIdentityHash(Rule):
                 yield Finding(
                     code=self.code, line=site.node.lineno, col=site.node.col_offset,
                     function=site.entry.name, param=param,
-                    message=(f"static parameter `{param}` of jitted `{site.entry.name}` receives {kind} "
-                             f"created at line {created.lineno}, {why}: jit hashes it by identity, so "
-                             f"every new object traces and compiles again. Fix: create it once (module "
-                             f"level or before the loop) and reuse it, or give the class value-based "
-                             f"__eq__/__hash__ (e.g. a frozen dataclass)"))
+                    message=(f"static parameter `{param}` of jitted `{site.entry.name}` gets a new "
+                             f"object, hashed by identity"),
+                    detail=(f"`{param}` receives {kind} created at line {created.lineno}, {why}: jit "
+                            f"hashes it by identity, so every new object traces and compiles again. "
+                            f"Fix: create it once (module level or before the loop) and reuse it, or "
+                            f"give the class value-based __eq__/__hash__ (e.g. a frozen dataclass)"))

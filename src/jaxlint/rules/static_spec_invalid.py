@@ -41,8 +41,8 @@ class StaticSpecInvalid(Rule):
 
     def check(self, analysis):
         for entry in analysis.entries:
-            for problem, is_error in entry.spec_problems:
+            for problem, detail, is_error in entry.spec_problems:
                 site = entry.site
                 prefix = "" if is_error else "warning: "
                 yield Finding(code=self.code, line=site.lineno, col=site.col_offset,
-                              function=entry.name, message=prefix + problem)
+                              function=entry.name, message=prefix + problem, detail=detail)

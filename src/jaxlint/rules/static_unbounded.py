@@ -76,9 +76,10 @@ class StaticUnbounded(Rule):
                         yield Finding(
                             code=self.code, line=site.node.lineno, col=site.node.col_offset,
                             function=site.entry.name, param=param,
-                            message=(f"static parameter `{param}` of jitted `{site.entry.name}` changes "
-                                     f"on every call: {reason}. Each new value traces and compiles "
-                                     f"`{site.entry.name}` again. Fix: make `{param}` a traced argument "
-                                     f"(remove it from static_argnums/static_argnames), or bucket it "
-                                     f"to a few values"))
+                            message=(f"static parameter `{param}` of jitted `{site.entry.name}` "
+                                     f"changes on every call"),
+                            detail=(f"{reason[0].upper()}{reason[1:]}. Each new value traces and "
+                                    f"compiles `{site.entry.name}` again. Fix: make `{param}` a traced "
+                                    f"argument (remove it from static_argnums/static_argnames), or "
+                                    f"bucket it to a few values"))
                         break

@@ -66,10 +66,11 @@ class StaticUnhashable(Rule):
                     yield Finding(
                         code=self.code, line=site.node.lineno, col=site.node.col_offset,
                         function=site.entry.name, param=param,
-                        message=(f"static parameter `{param}` of jitted `{site.entry.name}` receives "
-                                 f"{kind}{via}: ValueError (Non-hashable static arguments are not "
-                                 f"supported) at this call. Fix: pass a tuple / frozen dataclass, or "
-                                 f"make `{param}` a traced argument"))
+                        message=(f"static parameter `{param}` of jitted `{site.entry.name}` gets an "
+                                 f"unhashable value"),
+                        detail=(f"`{param}` receives {kind}{via}: ValueError (Non-hashable static "
+                                f"arguments are not supported) at this call. Fix: pass a tuple / "
+                                f"frozen dataclass, or make `{param}` a traced argument"))
         for entry in analysis.entries:
             if not entry.compiled:
                 continue
@@ -88,10 +89,11 @@ class StaticUnhashable(Rule):
                         yield Finding(
                             code=self.code, line=a.lineno, col=a.col_offset, function=entry.name,
                             param=a.arg,
-                            message=(f"static parameter `{a.arg}` of jitted `{entry.name}` is "
-                                     f"annotated `{ast.unparse(a.annotation)}`, which is not hashable: "
-                                     f"every call raises ValueError (Non-hashable static arguments). "
-                                     f"Fix: take a tuple (or a frozen dataclass) instead"))
+                            message=(f"static parameter `{a.arg}` of jitted `{entry.name}` has an "
+                                     f"unhashable type"),
+                            detail=(f"`{a.arg}` is annotated `{ast.unparse(a.annotation)}`, which is "
+                                    f"not hashable: every call raises ValueError (Non-hashable static "
+                                    f"arguments). Fix: take a tuple (or a frozen dataclass) instead"))
 
     @staticmethod
     def fix_finding(ctx, finding) -> Fix:

@@ -1,6 +1,6 @@
 """JAX109 trace-leak."""
 
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place
+from jaxlint.rules.base import SinkRule, short_origin, short_place, trace_detail
 
 
 class TraceLeak(SinkRule):
@@ -60,7 +60,9 @@ class TraceLeak(SinkRule):
         what = f"`{into}` (a `global`/`nonlocal` name)" if how == "global" else \
             f"`{into}`, state from outside the trace, by {how}" if how != "assignment" else \
             f"`{into}`, state from outside the trace"
-        return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)} is stored into {what}: the "
-                f"store runs once, while tracing, and keeps a tracer (a JAX operation on it afterwards "
-                f"raises UnexpectedTracerError; later calls store nothing). Fix: return the value from the traced "
-                f"function, or use jax.debug.callback")
+        return (f"traced {short_origin(sink.value)} is stored into `{into}` in "
+                f"{short_place(sink.frame)}",
+                trace_detail(sink.value, sink.frame, f"It is stored into {what}: the store runs "
+                             f"once, while tracing, and keeps a tracer (a JAX operation on it "
+                             f"afterwards raises UnexpectedTracerError; later calls store nothing)",
+                             "return the value from the traced function, or use jax.debug.callback"))

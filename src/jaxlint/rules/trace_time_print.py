@@ -4,7 +4,7 @@ import ast
 from typing import Optional
 
 from jaxlint.findings import Fix, NoFix
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place
+from jaxlint.rules.base import SinkRule, short_origin, short_place, trace_detail
 
 
 class TraceTimePrint(SinkRule):
@@ -44,9 +44,10 @@ class TraceTimePrint(SinkRule):
            "tracing.")
 
     def message(self, sink):
-        return (f"print() shows {describe_origin(sink.value)}, traced in {describe_place(sink.frame)}: "
-                f"it prints a tracer once while tracing and nothing on later (cached) calls. "
-                f"Fix: jax.debug.print(\"... {{}}\", value)")
+        return (f"print() shows traced {short_origin(sink.value)} in {short_place(sink.frame)}",
+                trace_detail(sink.value, sink.frame, "print() prints a tracer once while tracing "
+                             "and nothing on later (cached) calls",
+                             "jax.debug.print(\"... {}\", value)"))
 
     @staticmethod
     def fix_finding(ctx, finding) -> Fix:

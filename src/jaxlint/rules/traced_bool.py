@@ -1,6 +1,6 @@
 """JAX101 traced-bool."""
 
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.base import SinkRule, short_origin, short_place, trace_detail, static_fix
 from jaxlint.rules.make_static import MAKE_STATIC_FIX, make_parameter_static
 
 
@@ -57,5 +57,6 @@ class TracedBool(SinkRule):
         how = sink.detail.get("how", "condition")
         fix = static_fix(sink.value, sink.frame)
         alternatives = "use jnp.where / lax.cond / lax.select" + (f", or {fix}" if fix else "")
-        return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)} reaches "
-                f"a Python {how}: TracerBoolConversionError at trace time. Fix: {alternatives}")
+        return (f"Python {how} on traced {short_origin(sink.value)} in {short_place(sink.frame)}",
+                trace_detail(sink.value, sink.frame, f"It reaches a Python {how}: "
+                             f"TracerBoolConversionError at trace time", alternatives))

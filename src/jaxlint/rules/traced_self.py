@@ -80,20 +80,23 @@ class TracedSelf(Rule):
                 # which is never an array, whatever the class; below it, jit sees no method.
                 if not (entry.via_decorator and _decorates_above(func.node, "classmethod", entry.site)):
                     continue
-                why = (f"is jitted under `@classmethod`, so jit gets the class as `{params[0]}` and every "
-                       f"call fails with TypeError (Error interpreting argument ... of type <class 'type'> "
-                       f"at path {params[0]}). Fix: static_argnums=0 (a class is hashable), or jit a "
-                       f"module-level function and call it from the classmethod")
+                lead = f"jitted classmethod `{func.qualname}` traces the class `{params[0]}`"
+                why = (f"`{func.qualname}` is jitted under `@classmethod`, so jit gets the class as "
+                       f"`{params[0]}` and every call fails with TypeError (Error interpreting "
+                       f"argument ... of type <class 'type'> at path {params[0]}). Fix: "
+                       f"static_argnums=0 (a class is hashable), or jit a module-level function and "
+                       f"call it from the classmethod")
             elif analysis.is_plain_class(cls, registered):
-                why = (f"is jitted with `{params[0]}` traced, but class `{cls.name}` is not a pytree: every "
-                       f"call fails with TypeError (Error interpreting argument ... at path {params[0]}). "
-                       f"Fix: static_argnums=0 (with a hashable, immutable class), or register "
-                       f"`{cls.name}` as a pytree")
+                lead = f"jitted `{func.qualname}` traces `{params[0]}`, not a pytree"
+                why = (f"`{func.qualname}` is jitted with `{params[0]}` traced, but class `{cls.name}` "
+                       f"is not a pytree: every call fails with TypeError (Error interpreting argument "
+                       f"... at path {params[0]}). Fix: static_argnums=0 (with a hashable, immutable "
+                       f"class), or register `{cls.name}` as a pytree")
             else:
                 continue
             site = entry.site
             yield Finding(code=self.code, line=site.lineno, col=site.col_offset, function=func.qualname,
-                          param=params[0], message=f"`{func.qualname}` {why}")
+                          param=params[0], message=lead, detail=why)
 
 
 def _decorates_above(node, name, site) -> bool:

@@ -1,6 +1,6 @@
 """JAX103 traced-shape."""
 
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.base import SinkRule, short_origin, short_place, trace_detail, static_fix
 from jaxlint.rules.make_static import MAKE_STATIC_FIX, make_parameter_static
 
 
@@ -46,12 +46,15 @@ class TracedShape(SinkRule):
 
     def message(self, sink):
         fix = static_fix(sink.value, sink.frame) or "derive it from a static value such as x.shape"
-        origin = describe_origin(sink.value)
-        place = describe_place(sink.frame)
+        origin = short_origin(sink.value)
+        place = short_place(sink.frame)
         if sink.kind == "static-arg":
-            return (f"{origin} in {place} is passed to static parameter "
-                    f"`{sink.detail['param']}` of jitted `{sink.detail['callee']}`: ValueError "
-                    f"(Non-hashable static arguments) at trace time. Fix: {fix}")
-        return (f"{origin} in {place} is used as `{sink.detail.get('arg')}` of "
-                f"{sink.detail.get('api')}, which must be a concrete integer: the shape would depend on "
-                f"a runtime value (TypeError/ConcretizationTypeError at trace time). Fix: {fix}")
+            target = f"static parameter `{sink.detail['param']}` of jitted `{sink.detail['callee']}`"
+            return (f"traced {origin} passed to {target} in {place}",
+                    trace_detail(sink.value, sink.frame, f"It is passed to {target}: ValueError "
+                                 f"(Non-hashable static arguments) at trace time", fix))
+        target = f"`{sink.detail.get('arg')}` of {sink.detail.get('api')}"
+        return (f"traced {origin} used as {target} in {place}",
+                trace_detail(sink.value, sink.frame, f"It is used as {target}, which must be a "
+                             f"concrete integer: the shape would depend on a runtime value "
+                             f"(TypeError/ConcretizationTypeError at trace time)", fix))

@@ -1,6 +1,6 @@
 """JAX104 traced-slice."""
 
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.base import SinkRule, short_origin, short_place, trace_detail, static_fix
 from jaxlint.rules.make_static import MAKE_STATIC_FIX, make_parameter_static
 
 
@@ -43,6 +43,7 @@ class TracedSlice(SinkRule):
                   "jnp.where" + (f"; or {fix}" if fix else ""))
         api = sink.detail.get("api")
         where = f"the size of {api}" if api else "a slice bound"
-        return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)} is "
-                f"{where}: IndexError (Slice entries must be static integers) at trace time. "
-                f"Fix: {remedy}")
+        lead = f"{api} size" if api else "slice bound"
+        return (f"{lead} {short_origin(sink.value)} is traced in {short_place(sink.frame)}",
+                trace_detail(sink.value, sink.frame, f"It is {where}: IndexError (Slice entries "
+                             f"must be static integers) at trace time", remedy))

@@ -1,6 +1,6 @@
 """JAX102 traced-to-python."""
 
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix, used_as_array
+from jaxlint.rules.base import SinkRule, short_origin, short_place, trace_detail, static_fix, used_as_array
 from jaxlint.rules.make_static import MAKE_STATIC_FIX, make_parameter_static
 
 
@@ -55,6 +55,8 @@ class TracedToPython(SinkRule):
             remedy = (f"keep it traced (use the jnp value instead of {how}); `{name}` is an array, "
                       f"which cannot be static (unhashable): if a Python number is needed, compute "
                       f"it outside jit and pass it as a separate static argument")
-        return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)} is "
-                f"converted to a Python value by {how}: this fails at trace time "
-                f"(ConcretizationTypeError / TracerIntegerConversionError). Fix: {remedy}")
+        return (f"traced {short_origin(sink.value)} converted to a Python value ({how}) in "
+                f"{short_place(sink.frame)}",
+                trace_detail(sink.value, sink.frame, f"It is converted to a Python value by {how}: "
+                             f"this fails at trace time (ConcretizationTypeError / "
+                             f"TracerIntegerConversionError)", remedy))

@@ -3,7 +3,7 @@
 import ast
 
 from jaxlint.findings import Fix, NoFix
-from jaxlint.rules.base import SinkRule, describe_origin, describe_place, static_fix
+from jaxlint.rules.base import SinkRule, short_origin, short_place, trace_detail, static_fix
 
 # isinstance() types -> the jnp dtype classes that test the same thing of an array's dtype.
 _TYPE_DTYPES = {
@@ -58,9 +58,11 @@ class TracedTypeTest(SinkRule):
         fix = static_fix(sink.value, sink.frame)
         remedy = ("test the dtype (jnp.issubdtype(x.dtype, jnp.integer)) or drop the test"
                   + (f"; or {fix}" if fix else ""))
-        return (f"{describe_origin(sink.value)} in {describe_place(sink.frame)}: the type "
-                f"test against {types} is always False for a tracer (True when run eagerly), so jit "
-                f"silently takes the other branch. Fix: {remedy}")
+        return (f"type test against {types} on traced {short_origin(sink.value)} in "
+                f"{short_place(sink.frame)}",
+                trace_detail(sink.value, sink.frame, f"The type test against {types} is always "
+                             f"False for a tracer (True when run eagerly), so jit silently takes "
+                             f"the other branch", remedy))
 
     @staticmethod
     def fix_finding(ctx, finding) -> Fix:

@@ -74,9 +74,9 @@ class UnrolledLoop(Rule):
             yield Finding(
                 code=self.code, line=sink.node.lineno, col=sink.node.col_offset,
                 function=sink.frame.function,
-                message=(f"Python for-loop over range() in traced `{sink.frame.function}` is unrolled: "
-                         f"{reason}, and compile time grows with the iteration count. "
-                         f"Fix: lax.fori_loop or lax.scan"))
+                message=f"Python for-loop over range() is unrolled in traced `{sink.frame.function}`",
+                detail=(f"The loop is unrolled: {reason}, and compile time grows with the iteration "
+                        f"count. Fix: lax.fori_loop or lax.scan"))
 
     def _static_reason(self, analysis, shown, sink, threshold):
         """A range over static parameters: report it when a value the file shows for them reaches

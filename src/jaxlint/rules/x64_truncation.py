@@ -78,11 +78,12 @@ class X64Truncation(Rule):
             if requested:
                 yield Finding(
                     code=self.code, line=node.lineno, col=node.col_offset,
-                    message=(f"{requested}, but this program never enables x64: JAX warns and "
-                             f"truncates it to 32 bits (UserWarning: Explicitly requested dtype ... "
-                             f"will be truncated). Fix: request a 32-bit dtype, or enable x64 at "
-                             f"startup (jax.config.update(\"jax_enable_x64\", True)); if the project "
-                             f"enables it elsewhere, set x64 = true in [tool.jaxlint]"))
+                    message=f"{requested}, truncated to 32 bits without x64",
+                    detail=(f"{requested}, but this program never enables x64: JAX warns and "
+                            f"truncates it to 32 bits (UserWarning: Explicitly requested dtype ... "
+                            f"will be truncated). Fix: request a 32-bit dtype, or enable x64 at "
+                            f"startup (jax.config.update(\"jax_enable_x64\", True)); if the project "
+                            f"enables it elsewhere, set x64 = true in [tool.jaxlint]"))
 
     def _requested(self, analysis, model, call: ast.Call, traced=frozenset()) -> str:
         qual = analysis.imports.resolve(call.func) or ""

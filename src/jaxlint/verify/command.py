@@ -268,7 +268,7 @@ def paths_json(results, elapsed: float) -> dict:
             counts[shown_verdict(v)] += 1
             f = v.finding
             findings.append({"code": f.code, "line": f.line, "col": f.col + 1, "message": f.message,
-                             "function": f.function, "entry": f.entry, "param": f.param,
+                             "detail": f.detail, "function": f.function, "entry": f.entry, "param": f.param,
                              "verdict": shown_verdict(v), "basis": v.basis, "reason": v.reason,
                              "evidence": v.evidence})
         files.append({"path": fv.path, "status": fv.status, "seconds": fv.seconds, "cpu_seconds": fv.cpu_seconds,

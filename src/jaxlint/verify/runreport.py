@@ -267,7 +267,8 @@ def format_text(report: RunReport) -> str:
 
 def to_json(report: RunReport) -> dict:
     def finding(f):
-        return {"code": f.code, "line": f.line, "col": f.col, "message": f.message, "function": f.function}
+        return {"code": f.code, "line": f.line, "col": f.col, "message": f.message, "detail": f.detail,
+                "function": f.function}
 
     return {
         "target": report.target, "script": report.script, "exit": report.exit, "error": report.error,
