@@ -221,8 +221,7 @@ def test_a_local_name_hiding_the_imported_jit_is_not_its_call(tmp_path):
     assert _reported(check(".", cwd=folder), folder) == set()
 
 
-@pytest.mark.parametrize("folder", [c for c in CASES if c.name in ("rollout_static", "donated_read")],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", CASES, ids=lambda p: p.name)
 def test_flake8_reports_what_check_reports_across_modules(folder):
     flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", "."], cwd=folder,
                             capture_output=True, text=True, timeout=300)
@@ -232,3 +231,17 @@ def test_flake8_reports_what_check_reports_across_modules(folder):
     alone = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", "--jaxlint-no-project", "."],
                            cwd=folder, capture_output=True, text=True, timeout=300)
     assert ": JAX" not in alone.stdout, alone.stdout + alone.stderr
+
+
+def test_an_editor_buffer_of_a_helper_sees_the_trace_from_its_importer(tmp_path):
+    # the language server's and stdin's path: one buffer, the project read around it from disk
+    from jaxlint.config import Config
+    from jaxlint.runner import lint_text
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "helper_bool", folder)
+    ops = folder / "mypkg" / "ops.py"
+    report = lint_text(str(ops), ops.read_text(), Config())
+    assert [(f.line, f.code) for f in report.result.findings] == [(5, "JAX101")]
+    assert "train.py" in "".join(str(hop) for f in report.result.findings for hop in f.chain)
+    alone = lint_text(str(ops), ops.read_text(), Config(project_analysis=False))
+    assert alone.result.findings == []

@@ -13,6 +13,7 @@ import traceback
 from typing import Optional
 
 from jaxlint import __version__, deepstack
+from jaxlint.analysis.crossmodule import incoming_calls
 from jaxlint.analysis.file import Analysis
 from jaxlint.findings import FileResult, Finding
 from jaxlint.rules import all_rules
@@ -84,8 +85,12 @@ def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=N
                  outgoing: Optional[list] = None, depends: Optional[dict] = None) -> list:
     """Run every rule over one parsed module; findings deduplicated and sorted.
 
+    `externals`: other modules' traced calls into this one (None: found by reading the files
+    importing it, for a file linted alone);
     `lines` (the source lines) lets the analysis skip statements that cannot hold a jit site;
     `notes` collects what a user may want to know under --verbose (an exhausted budget)."""
+    if externals is None:       # a file linted alone: the calls its importers' traces make into it
+        externals = incoming_calls(project, path, config, depends) if project is not None else ()
     analysis = Analysis(tree, path, config, lines, project=project, externals=externals)
     if outgoing is not None:
         outgoing.extend(analysis.outgoing)

@@ -72,7 +72,8 @@ class JaxlintChecker:
         try:
             with paused_gc():   # flake8's tree has no cycles: see source.paused_gc
                 findings = deepstack.call(analyse_tree, self.tree, self.filename, self.config, None,
-                                          self.lines, project=project_of(self.filename, self.config))
+                                          self.lines, project=project_of(self.filename, self.config),
+                                          externals=None)
         except RecursionError:
             return
         except Exception as exc:  # noqa: BLE001 - a plugin that raises stops flake8's whole run

@@ -227,6 +227,8 @@ def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = N
     miss = _from_cache(report, data, cache)
     if miss is not None:
         _, key, task = miss
+        if task[3]:             # alone in its project: the importers' traces into it are read too
+            task = task + (None,)
         payload = lint_one(task)
         report.result, report.cells = decode(path, payload)
         if cache and store and not report.result.internal_error:

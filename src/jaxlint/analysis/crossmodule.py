@@ -381,3 +381,47 @@ def _importer_module(project, path: str, config) -> Optional[_ImporterModule]:
             module = None
         cache[key] = module
     return cache[key]
+
+
+# -- calls into a module, for a file analysed alone (flake8, the language server, stdin) ---------
+
+def incoming_calls(project, path: str, config=None, depends: Optional[dict] = None) -> tuple:
+    """The traced calls that the project's modules importing the module at `path` make into it
+    (ExternalCall), found by analysing each importer once per version of it: what `jaxlint check`
+    links across the whole project, for one file linted on its own (one module boundary deep).
+    The importers read are recorded in `depends`."""
+    full = os.path.abspath(path)
+    found = set()
+    for other in project.importers(path)[:MAX_IMPORTERS_READ]:
+        outgoing, digest = _outgoing_of(project, other, config)
+        if depends is not None:
+            depends[os.path.abspath(other)] = digest
+        found.update(call for call in outgoing if call.path == full)
+    return tuple(sorted(found, key=repr))
+
+
+def _outgoing_of(project, path: str, config) -> tuple:
+    full = os.path.abspath(path)
+    try:
+        info = os.stat(full)
+    except OSError:
+        return (), ""
+    key = (full, info.st_mtime_ns, info.st_size, config.fingerprint() if hasattr(config, "fingerprint") else "")
+    cache = project.__dict__.setdefault("_outgoing", {})
+    if key not in cache:
+        from jaxlint.analysis.file import Analysis
+        from jaxlint.project import _read
+        data = _read(full)
+        digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+        outgoing = ()
+        if b"jax" in data or b"jit" in data:
+            try:
+                tree = ast.parse(data, full)
+                analysis = Analysis(tree, full, config, data.decode("utf-8", "replace").splitlines(),
+                                    project=project)
+                outgoing = tuple(analysis.outgoing)
+                analysis.release()
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                outgoing = ()
+        cache[key] = (outgoing, digest)
+    return cache[key]
