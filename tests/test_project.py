@@ -164,7 +164,7 @@ def test_module_names_and_relative_imports_agree_with_the_import_system():
 RAISES = {"JAX101": ("TracerBoolConversionError",), "JAX102": ("TracerIntegerConversionError",),
           "JAX202": ("Non-hashable static arguments",),
           "JAX403": ("Array has been deleted", "deleted or donated")}
-RECOMPILES = ("JAX201", "JAX301", "JAX303", "JAX304", "JAX305", "JAX306", "JAX307")
+RECOMPILES = ("JAX201", "JAX204", "JAX301", "JAX303", "JAX304", "JAX305", "JAX306", "JAX307")
 RUNNABLE = [c for c in CASES if (c / "run.py").exists()]
 
 

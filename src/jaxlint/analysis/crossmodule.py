@@ -425,3 +425,36 @@ def _outgoing_of(project, path: str, config) -> tuple:
                 outgoing = ()
         cache[key] = (outgoing, digest)
     return cache[key]
+
+
+# -- classes of other modules ---------------------------------------------------------------------
+
+def module_classes(project, path: str) -> tuple:
+    """(name -> ClassInfo of the module's top-level classes, digest), from the module's own index,
+    once per version of the file: how its instances hash (a dataclass's flags, __eq__/__hash__)."""
+    full = os.path.abspath(path)
+    try:
+        info = os.stat(full)
+    except OSError:
+        return {}, ""
+    key = (full, info.st_mtime_ns, info.st_size)
+    cache = project.__dict__.setdefault("_classes", {})
+    if key not in cache:
+        from jaxlint.analysis.module import ModuleIndex
+        from jaxlint.analysis.names import ImportMap
+        from jaxlint.project import _read
+        data = _read(full)
+        digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+        classes = {}
+        if b"class " in data:
+            try:
+                tree = ast.parse(data, full)
+                lines = data.decode("utf-8", "replace").splitlines()
+                index = ModuleIndex(tree, ImportMap(tree, lines), lines)
+                classes = {name: cls for name, cls in index.classes.items() if name in index.top_classes}
+                for cls in classes.values():
+                    cls.home = full       # its bases are names of that module, not of the caller's
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                classes = {}
+        cache[key] = (classes, digest)
+    return cache[key]

@@ -15,8 +15,8 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import (ProjectView, file_digest, jit_entries_of, may_jit, module_constants,
-                                           value_of)
+from jaxlint.analysis.crossmodule import (ProjectView, file_digest, jit_entries_of, may_jit, module_classes,
+                                           module_constants, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
@@ -190,6 +190,20 @@ class Analysis:
                 value = self.imported_value(ast.Name(id=name, ctx=ast.Load()))
                 found = [value] if value is not None else None
         return found
+
+    def imported_class(self, node):
+        """The ClassInfo of the class of another module of the project that `node` (`Cls`
+        imported from it, or `mod.Cls`) names, else None (project analysis only; the module
+        read is recorded in `depends`). Its bases are names of that module."""
+        view = self.flow.external
+        if view is None or not isinstance(node, (ast.Name, ast.Attribute)):
+            return None
+        target = view.target_of(node)
+        if target is None:
+            return None
+        classes, digest = module_classes(view.project, target.path)
+        self.depends[os.path.abspath(target.path)] = digest
+        return classes.get(target.name)
 
     def imported_value(self, node) -> Optional[ast.AST]:
         """The expression a module of the project binds once to the name that `node` (`NAME`

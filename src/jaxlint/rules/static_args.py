@@ -85,10 +85,12 @@ def _unhashable(analysis, site, value) -> Optional[str]:
 
 
 def class_called(analysis, call: ast.Call):
+    """The class a call instantiates: one of this module, or one another module of the project
+    defines (`from .config import Spec` ... `Spec(...)`); None when not known."""
     if isinstance(call.func, ast.Name) and call.func.id in analysis.index.classes \
             and call.func.id not in analysis.imports.aliases:
         return analysis.index.classes[call.func.id]
-    return None
+    return analysis.imported_class(call.func)
 
 
 def identity_hashed_kind(analysis, site, node) -> Optional[tuple]:
@@ -137,6 +139,8 @@ def hashed_by_identity(analysis, cls, seen=None) -> bool:
     for base in cls.bases:
         if base in ("object", "builtins.object"):
             continue
+        if getattr(cls, "home", ""):
+            return False      # a class of another module: its bases are not this module's names
         other = analysis.index.classes.get(base)
         if other is None or not hashed_by_identity(analysis, other, seen):
             return False

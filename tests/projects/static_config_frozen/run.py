@@ -1,0 +1,5 @@
+import jax.numpy as jnp
+
+from exp.main import evaluate
+
+print(len(evaluate([jnp.ones(3), jnp.zeros(3)])))
