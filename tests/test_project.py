@@ -245,3 +245,14 @@ def test_an_editor_buffer_of_a_helper_sees_the_trace_from_its_importer(tmp_path)
     assert "train.py" in "".join(str(hop) for f in report.result.findings for hop in f.chain)
     alone = lint_text(str(ops), ops.read_text(), Config(project_analysis=False))
     assert alone.result.findings == []
+
+
+def test_a_buffer_of_a_helper_that_never_names_jax_is_still_linted_under_its_importer(tmp_path):
+    from jaxlint.config import Config
+    from jaxlint.runner import lint_text
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "schedule_from_config", folder)
+    schedule = folder / "lrsched" / "schedule.py"
+    assert b"jax" not in schedule.read_bytes()
+    report = lint_text(str(schedule), schedule.read_text(), Config())
+    assert [(f.line, f.code) for f in report.result.findings] == [(5, "JAX102")]

@@ -14,6 +14,7 @@ from jaxlint import __version__, deepstack
 from jaxlint.config import (DEFAULT_THRESHOLD, Config, ConfigError, parse_jit_decorators,
                             parse_threshold)
 from jaxlint.engine import analyse_tree, file_noqa, file_suppressed, internal_error_text
+from jaxlint.analysis.crossmodule import incoming_calls
 from jaxlint.project import project_of
 from jaxlint.source import markers, paused_gc
 
@@ -67,13 +68,17 @@ class JaxlintChecker:
         return any(m in text for m in self._markers)
 
     def run(self):
-        if not self._mentions_jax():
-            return
+        project = project_of(self.filename, self.config)
+        externals = None        # found by analyse_tree: the traces the file's importers make into it
         try:
+            if not self._mentions_jax():
+                # a helper that never names jax may still run under another module's jitted step
+                externals = incoming_calls(project, self.filename, self.config) if project is not None else ()
+                if not externals:
+                    return
             with paused_gc():   # flake8's tree has no cycles: see source.paused_gc
                 findings = deepstack.call(analyse_tree, self.tree, self.filename, self.config, None,
-                                          self.lines, project=project_of(self.filename, self.config),
-                                          externals=None)
+                                          self.lines, project=project, externals=externals)
         except RecursionError:
             return
         except Exception as exc:  # noqa: BLE001 - a plugin that raises stops flake8's whole run

@@ -15,6 +15,7 @@ question has a small budget, so a large tree costs only what the linted files re
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 import stat
@@ -273,22 +274,36 @@ class Project:
         module = self.module_name(path)
         if module is None:
             return []
-        word = module.rsplit(".", 1)[-1].encode()
-        found = []
-        full = os.path.abspath(path)
-        for other in self.files():       # absolute: walked from the (absolute) root
-            if other == full:
-                continue
-            data = self._text(other)
-            if word not in data or b"import" not in data:
-                continue
-            for dotted in self.imports_of(other).values():
-                target = self.absolute(dotted, other)
-                if target is not None and (target == module or target.startswith(module + ".")
-                                           or module.startswith(target + ".") and self._names_module(target, module)):
-                    found.append(other)
-                    break
-        return found
+        index, keys, order = self._import_index()
+        found = set(index.get(module, ()))
+        at = bisect.bisect_left(keys, module + ".")
+        while at < len(keys) and keys[at].startswith(module + "."):
+            found |= index[keys[at]]
+            at += 1
+        parts = module.split(".")
+        for cut in range(1, len(parts)):       # `import pkg` ... `pkg.ops.f()`
+            outer = ".".join(parts[:cut])
+            if outer in index and self._names_module(outer, module):
+                found |= index[outer]
+        found.discard(os.path.abspath(path))
+        return sorted(found, key=order.get)
+
+    def _import_index(self) -> tuple:
+        """(absolute module name -> files importing it, the names sorted, file -> position),
+        built once: every project file's top-level imports."""
+        if "_import_index_" not in self.__dict__:
+            index: dict = {}
+            order = {}
+            for position, other in enumerate(self.files()):   # absolute: walked from the root
+                order[other] = position
+                if b"import" not in self._text(other):
+                    continue
+                for dotted in self.imports_of(other).values():
+                    target = self.absolute(dotted, other)
+                    if target is not None:
+                        index.setdefault(target, set()).add(other)
+            self._import_index_ = (index, sorted(index), order)
+        return self._import_index_
 
     @property
     def marked(self) -> bool:
@@ -326,7 +341,7 @@ def top_level_imports(data: bytes) -> list:
     whole module: each statement starts a line with `import` or `from`, and runs on while a
     parenthesis is open or a line ends with a backslash. A chunk that does not parse (a line of
     a docstring that begins with "from ") is skipped."""
-    found = []
+    chunks = []
     strings = _triple_quoted_spans(data) if b'"""' in data or b"'''" in data else []
     for match in _IMPORT_LINE.finditer(data):
         start = end = match.start()
@@ -340,8 +355,15 @@ def top_level_imports(data: bytes) -> list:
             end = stop + 1 if stop >= 0 else len(data)
             if stop < 0 or (depth <= 0 and not line.rstrip().endswith(b"\\")):
                 break
+        chunks.append(data[start:end].decode("utf-8", "replace"))
+    try:            # one parse for all of them; one per statement when one does not parse
+        return ast.parse("\n".join(chunks)).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    found = []
+    for chunk in chunks:
         try:
-            found.extend(ast.parse(data[start:end].decode("utf-8", "replace")).body)
+            found.extend(ast.parse(chunk).body)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return found

@@ -225,6 +225,16 @@ def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = N
     `store=False` reads the cache but does not add to it (a buffer being typed)."""
     report = FileReport(path=path, config=config, result=FileResult(path=path), data=data)
     miss = _from_cache(report, data, cache)
+    if miss is None and SKIP_NOTE in report.result.notes and config.project_analysis \
+            and not path.endswith(".ipynb") and _root_of(path):
+        # a helper that never names jax may still run under another module's jitted step
+        from jaxlint.analysis.crossmodule import incoming_calls
+        project = _project(_root_of(path))
+        externals = incoming_calls(project, path, config) if os.path.isfile(path) else ()
+        if externals:
+            report.result = FileResult(path=path)
+            report.result, report.cells = decode(path, lint_one((path, data, config, _root_of(path), externals)))
+        return report
     if miss is not None:
         _, key, task = miss
         if task[3]:             # alone in its project: the importers' traces into it are read too

@@ -90,8 +90,24 @@ class ProjectView:
         self.path = os.path.abspath(path)
         self.imported = import_bindings(tree.body)
         self.calls: list = []
+        self.depends: dict = {}      # files read -> digest (the Analysis shares its own dict)
         self._seen: set = set()
         self._targets: dict = {}
+
+    def constant(self, node) -> Optional[ast.AST]:
+        """The expression a module of the project binds once to what `node` names through this
+        module's imports (`LRS` from `from .config import LRS`, `config.LRS`), else None."""
+        if not isinstance(node, (ast.Name, ast.Attribute)):
+            return None
+        target = self.target_of(node)
+        if target is None:
+            return None
+        if not may_be_constant(self.project, target.path, target.name):
+            self.depends[os.path.abspath(target.path)] = file_digest(target.path)
+            return None
+        constants, digest = module_constants(self.project, target.path)
+        self.depends[os.path.abspath(target.path)] = digest
+        return constants.get(target.name)
 
     def target_of(self, func) -> Optional[object]:
         """The project Target a callee expression names through this module's imports."""
@@ -158,39 +174,58 @@ def jit_entries_of(project, path: str, config=None) -> tuple:
 
 def may_jit(project, path: str, name: str, config=None) -> bool:
     """Could the module at `path` bind `name` to a jitted function? False when no decorator
-    line above a `def name` and no `name = ...` statement mentions jit or a configured wrapper
-    (read from the text: most imported names are not, and their modules need no parsing)."""
+    line above a `def name` and no `name = ...` statement near a mention of jit or a configured
+    wrapper binds it (read from the text once per version of the module: most imported names are
+    not jitted, and their modules need no parsing)."""
     from jaxlint.project import _read
     try:
         info = os.stat(path)
     except OSError:
         return False
-    key = (path, name, info.st_mtime_ns, info.st_size, repr(getattr(config, "jit_decorators", None)))
-    cache = project.__dict__.setdefault("_may_jit", {})
+    wrappers = getattr(config, "jit_decorators", None) or {}
+    key = (path, info.st_mtime_ns, info.st_size, repr(sorted(wrappers.items())))
+    cache = project.__dict__.setdefault("_jit_names", {})
     if key not in cache:
-        cache[key] = _may_jit(_read(path), name, config)
-    return cache[key]
+        cache[key] = _jit_names(_read(path), [b"jit"] + [w.rsplit(".", 1)[-1].encode() for w in wrappers])
+    return name in cache[key]
 
 
-def _may_jit(data: bytes, name: str, config) -> bool:
-    words = [b"jit"] + [w.rsplit(".", 1)[-1].encode() for w in (getattr(config, "jit_decorators", None) or {})]
-    if not any(w in data for w in words):
-        return False
-    pattern = re.compile(rb"^[ \t]*(?:(?:async[ \t]+)?def[ \t]+" + re.escape(name.encode()) +
-                         rb"\b|" + re.escape(name.encode()) + rb"[ \t]*(?::[^=\n]*)?=[^=])", re.M)
-    for match in pattern.finditer(data):
-        before = data.rfind(b"\n", 0, max(match.start() - 1, 0))
-        for _ in range(12):          # the decorator lines above a def
-            if before <= 0:
-                break
-            before = data.rfind(b"\n", 0, before)
-        after = match.start()
-        for _ in range(4):           # a call spread over a few lines
-            nxt = data.find(b"\n", after + 1)
-            after = nxt if nxt >= 0 else len(data)
-        if any(w in data[max(before, 0):after] for w in words):
-            return True
-    return False
+_DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)
+_ASSIGNED = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+
+
+def _jit_names(data: bytes, words: list) -> frozenset:
+    """Names defined or assigned near a mention of one of `words`: the first `def` within the 12
+    lines after it (its decorators), the assignments within the 4 lines before it (a call spread
+    over lines) and on its own line."""
+    found = set()
+    for word in words:
+        at = data.find(word)
+        while at >= 0:
+            line_start = data.rfind(b"\n", 0, at) + 1
+            after = line_start
+            for _ in range(13):
+                nxt = data.find(b"\n", after)
+                if nxt < 0:
+                    after = len(data)
+                    break
+                after = nxt + 1
+            if data[line_start:at].lstrip().startswith(b"@"):       # a decorator line
+                match = _DEF.search(data, line_start, after)
+                if match:
+                    found.add(match.group(1).decode())
+            before = line_start
+            for _ in range(4):
+                if before <= 0:
+                    break
+                before = data.rfind(b"\n", 0, before - 1) + 1
+            line_end = data.find(b"\n", at)
+            follows = data[at + len(word):at + len(word) + 1]
+            if follows in (b"(", b",", b")"):        # `jax.jit(f)`, `partial(jax.jit, ...)`
+                for match in _ASSIGNED.finditer(data, before, line_end if line_end >= 0 else len(data)):
+                    found.add(match.group(1).decode())
+            at = data.find(word, line_end if line_end >= 0 else len(data))
+    return frozenset(found)
 
 
 def _read_jit_entries(path: str, wrappers: dict) -> tuple:
@@ -225,6 +260,24 @@ def _read_jit_entries(path: str, wrappers: dict) -> tuple:
         for name in entry.call_names:
             found.setdefault(name, entry)
     return found, digest
+
+
+_TOP_ASSIGNED = re.compile(rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+
+
+def may_be_constant(project, path: str, name: str) -> bool:
+    """Does a line of the module start with `name = ` (a top-level assignment)? Read from the
+    text once per version of the module, so that only such names parse it."""
+    from jaxlint.project import _read
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    key = (path, info.st_mtime_ns, info.st_size)
+    cache = project.__dict__.setdefault("_top_assigned", {})
+    if key not in cache:
+        cache[key] = frozenset(m.decode() for m in _TOP_ASSIGNED.findall(_read(path)))
+    return name in cache[key]
 
 
 def module_constants(project, path: str) -> tuple:

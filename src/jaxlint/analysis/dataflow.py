@@ -526,7 +526,25 @@ class FunctionRun:
             return V(vals.OBJECT, cls=index.instances[n.id])
         if n.id == "self" and self.self_value is not None:
             return self.self_value
-        return UNKNOWN_V
+        return self._imported_constant(n)
+
+    def _imported_constant(self, n) -> V:
+        """What a constant of another module of the project holds (`from .config import LRS`,
+        `config.LRS`): its literal value, or a Python sequence for a list/tuple/dict display."""
+        view = self.flow.external
+        if view is None or self.scope is not None and isinstance(n, ast.Name) and \
+                self._enclosing_binding(n.id) is not None:
+            return UNKNOWN_V
+        value = view.constant(n)
+        if value is None:
+            return UNKNOWN_V
+        try:
+            const = evaluate_literal(value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp)):
+                return vals.static(pyseq=True)
+            return UNKNOWN_V
+        return vals.static(const, pyseq=isinstance(const, (str, bytes, tuple, list, dict, set, frozenset)))
 
     def _enclosing_binding(self, name) -> Optional[V]:
         """What a free name holds when an enclosing def binds it (None: it does not): a def nested
@@ -546,6 +564,12 @@ class FunctionRun:
         return None
 
     def expr_Attribute(self, n):
+        view = self.flow.external
+        if view is not None and isinstance(n.value, ast.Name) and n.value.id in view.imported \
+                and self.env.lookup(n.value.id) is None:
+            imported = self._imported_constant(n)       # `config.LRS` of a project module
+            if imported is not UNKNOWN_V:
+                return imported
         qual = self.qualname(n)
         if qual is not None:
             return STATIC_V if not qual.startswith(("jnp.", "lax.", "jax.")) or "." in qual[4:] else UNKNOWN_V

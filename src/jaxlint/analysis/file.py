@@ -87,6 +87,7 @@ class Analysis:
         self.depends: dict = {}        # other modules' files the findings read -> digest
         if project is not None:
             self.flow.external = ProjectView(project, path, tree)
+            self.flow.external.depends = self.depends
         self._run_entries()
         for call in externals:
             self._guarded(self._run_external, call)
@@ -212,12 +213,7 @@ class Analysis:
         view = self.flow.external
         if view is None or not isinstance(node, (ast.Name, ast.Attribute)):
             return None
-        target = view.target_of(node)
-        if target is None:
-            return None
-        constants, digest = module_constants(view.project, target.path)
-        self.depends[os.path.abspath(target.path)] = digest
-        return constants.get(target.name)
+        return view.constant(node)
 
     def value_at(self, name: str, node, scope=None) -> Optional[ast.AST]:
         """The one expression `name` holds where `node` reads it, else None."""

@@ -1,0 +1,2 @@
+RATES = [0.1, 0.03, 0.01]
+EPOCH_LENGTH = 10

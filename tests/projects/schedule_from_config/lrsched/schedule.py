@@ -1,0 +1,5 @@
+from lrsched import config
+
+
+def rate_at(step):
+    return config.RATES[step // config.EPOCH_LENGTH]  # expect: JAX102
