@@ -13,6 +13,7 @@ name the chain across files (`train.py:6 step -> ops.py:5 clip_positive`).
 from __future__ import annotations
 
 import ast
+import collections
 import hashlib
 import os
 import re
@@ -238,7 +239,7 @@ def _read_jit_entries(path: str, wrappers: dict) -> tuple:
     if b"jit" not in data and not any(w.rsplit(".", 1)[-1].encode() in data for w in wrappers):
         return {}, digest
     try:
-        tree = ast.parse(data, path)
+        tree = _tree_of(path, data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}, digest
     lines = data.decode("utf-8", "replace").splitlines()
@@ -301,7 +302,7 @@ def _read_constants(path: str) -> tuple:
     data = _read(path)
     digest = hashlib.blake2b(data, digest_size=8).hexdigest()
     try:
-        tree = ast.parse(data, path)
+        tree = _tree_of(path, data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}, digest
     values, counts = {}, {}
@@ -337,6 +338,25 @@ def _read_constants(path: str) -> tuple:
         rebound = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
     return {name: value for name, value in values.items()
             if counts.get(name) == 1 and name not in rebound}, digest
+
+
+_TREES: "collections.OrderedDict" = collections.OrderedDict()   # (path, hash of bytes) -> tree
+MAX_TREES = 48
+
+
+def _tree_of(path: str, data: bytes):
+    """The syntax tree of another module's bytes, parsed once for the several questions asked of
+    it (its jit sites, constants, classes, calls), the latest few kept; raises SyntaxError & co."""
+    key = (path, len(data), hash(data))
+    tree = _TREES.get(key)
+    if tree is None:
+        tree = ast.parse(data, path)
+        _TREES[key] = tree
+        if len(_TREES) > MAX_TREES:
+            _TREES.popitem(last=False)
+    else:
+        _TREES.move_to_end(key)
+    return tree
 
 
 _DIGESTS: dict = {}       # (path, mtime, size) -> digest, per process
@@ -427,7 +447,7 @@ def _importer_module(project, path: str, config) -> Optional[_ImporterModule]:
         data = _read(full)
         module = None
         try:
-            tree = ast.parse(data, full)
+            tree = _tree_of(full, data)
             module = _ImporterModule(full, data, tree, data.decode("utf-8", "replace").splitlines(),
                                      project, wrappers)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -469,7 +489,7 @@ def _outgoing_of(project, path: str, config) -> tuple:
         outgoing = ()
         if b"jax" in data or b"jit" in data:
             try:
-                tree = ast.parse(data, full)
+                tree = _tree_of(full, data)
                 analysis = Analysis(tree, full, config, data.decode("utf-8", "replace").splitlines(),
                                     project=project)
                 outgoing = tuple(analysis.outgoing)
@@ -501,7 +521,7 @@ def module_classes(project, path: str) -> tuple:
         classes = {}
         if b"class " in data:
             try:
-                tree = ast.parse(data, full)
+                tree = _tree_of(full, data)
                 lines = data.decode("utf-8", "replace").splitlines()
                 index = ModuleIndex(tree, ImportMap(tree, lines), lines)
                 classes = {name: cls for name, cls in index.classes.items() if name in index.top_classes}

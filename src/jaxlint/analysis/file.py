@@ -32,7 +32,7 @@ _ARRAY_ANNOTATION = re.compile(
     r"^(?:jaxtyping\.|jt\.)?(?:Float|Int|Bool|Shaped|Num|Real|Inexact|Integer|UInt|Complex|Key)\[|"
     r"^chex\.(?:Array|Numeric|Scalar)$")
 
-_ATTRIBUTE_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_CALLED_CHAIN = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 
 ENTRY_KINDS = {
     "jax.jit": "jitted function", "nnx.jit": "jitted function", "eqx.filter_jit": "jitted function",
@@ -229,21 +229,28 @@ class Analysis:
         function (directly or through callers); None when the file does not show it."""
         return self.repeated.reason(node)
 
+    def _names_called(self) -> set:
+        """The plain names the module's text calls (`name(`), read once: a cheap first look."""
+        return self._calls_in_text()[0]
+
     def _attributes_called_on(self, name: str) -> set:
         """`attr` of each `name.attr(` in the module's text (a cheap first look; the calls
         themselves are found in the tree)."""
-        if "_text" not in self.__dict__:
-            self._text = "\n".join(self.lines) if self.lines is not None else ast.unparse(self.tree)
-        text, found = self._text, set()
-        key = name + "."
-        at = text.find(key)
-        while at >= 0:
-            if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_."):
-                match = _ATTRIBUTE_CALL.match(text, at + len(key))
-                if match:
-                    found.add(match.group(1))
-            at = text.find(key, at + len(key))
-        return found
+        return self._calls_in_text()[1].get(name, set())
+
+    def _calls_in_text(self) -> tuple:
+        """(names called, {name: attributes called on it}) from one scan of the module's text."""
+        if "_text_calls" not in self.__dict__:
+            text = "\n".join(self.lines) if self.lines is not None else ast.unparse(self.tree)
+            names, attrs = set(), {}
+            for chain in _CALLED_CHAIN.findall(text):
+                head, _, rest = chain.partition(".")
+                if not rest:
+                    names.add(head)
+                else:
+                    attrs.setdefault(head, set()).add(rest.split(".", 1)[0])
+            self._text_calls = (names, attrs)
+        return self._text_calls
 
     def traced_only_defs(self) -> set:
         """ids of the module-level defs that run only inside a trace: the rules a custom_jvp or
@@ -296,18 +303,24 @@ class Analysis:
             return []
         project = view.project
         roots = set()
+        called = self._names_called()
         for local, dotted in view.imported.items():
+            attrs = self._attributes_called_on(local) if local not in called else None
+            if attrs == set() or local in self.jitted_by_name:
+                continue                    # neither called nor a module whose functions are
             name = project.absolute(dotted, self.path)
-            if name is None or local in self.jitted_by_name or not project.may_hold(name, self.path):
+            if name is None or not project.may_hold(name, self.path):
                 continue
             module = project.module_path(name, self.path)
             if module is not None:          # `import pkg.train as T` ... `T.step(...)`
-                self.depends[os.path.abspath(module)] = file_digest(module)
-                if any(may_jit(project, module, attr, self.config) for attr in self._attributes_called_on(local)):
+                attrs = attrs if attrs is not None else self._attributes_called_on(local)
+                if attrs:
+                    self.depends[os.path.abspath(module)] = file_digest(module)
+                if any(may_jit(project, module, attr, self.config) for attr in attrs):
                     roots.add(local)
                 continue
             target = project.resolve(dotted, self.path)
-            if target is not None:          # `from pkg.train import step` ... `step(...)`
+            if target is not None and local in called:   # `from pkg.train import step` ... `step(...)`
                 if not may_jit(project, target.path, target.name, self.config):
                     self.depends[os.path.abspath(target.path)] = file_digest(target.path)
                     continue
