@@ -152,6 +152,28 @@ class ProjectView:
             self.calls.append(call)
 
 
+# -- what other modules hold, read once per version of each file ----------------------------------
+
+def per_version(project, kind: str, path: str, compute, missing, extra=""):
+    """`compute(absolute path)` once per version (mtime and size) of the file at `path` and per
+    `extra` (settings that change the answer), kept in the project under `kind`; `missing` when
+    the file cannot be read."""
+    full = os.path.abspath(path)
+    try:
+        info = os.stat(full)
+    except OSError:
+        return missing
+    key = (full, info.st_mtime_ns, info.st_size, extra)
+    cache = project.__dict__.setdefault("_per_version_" + kind, {})
+    if key not in cache:
+        cache[key] = compute(full)
+    return cache[key]
+
+
+def _wrappers(config) -> dict:
+    return getattr(config, "jit_decorators", None) or {}
+
+
 # -- jitted functions of other modules, for the call-site rules ------------------------------------
 
 def jit_entries_of(project, path: str, config=None) -> tuple:
@@ -160,17 +182,9 @@ def jit_entries_of(project, path: str, config=None) -> tuple:
     built from the module's own index and cached per version of the file. The entry carries
     `home` (the file) and `home_imports`, so that rules reading its body resolve its names there.
     Returns (entries by name, a digest of the file's bytes: what a cached result depends on)."""
-    full = os.path.abspath(path)
-    try:
-        info = os.stat(full)
-    except OSError:
-        return {}, ""
-    wrappers = getattr(config, "jit_decorators", None) or {}
-    key = (full, info.st_mtime_ns, info.st_size, repr(sorted(wrappers.items())))
-    cache = project.__dict__.setdefault("_jit_entries", {})
-    if key not in cache:
-        cache[key] = _read_jit_entries(full, wrappers)
-    return cache[key]
+    wrappers = _wrappers(config)
+    return per_version(project, "jit_entries", path, lambda full: _read_jit_entries(full, wrappers),
+                       ({}, ""), repr(sorted(wrappers.items())))
 
 
 def may_jit(project, path: str, name: str, config=None) -> bool:
@@ -179,16 +193,10 @@ def may_jit(project, path: str, name: str, config=None) -> bool:
     wrapper binds it (read from the text once per version of the module: most imported names are
     not jitted, and their modules need no parsing)."""
     from jaxlint.project import _read
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False
-    wrappers = getattr(config, "jit_decorators", None) or {}
-    key = (path, info.st_mtime_ns, info.st_size, repr(sorted(wrappers.items())))
-    cache = project.__dict__.setdefault("_jit_names", {})
-    if key not in cache:
-        cache[key] = _jit_names(_read(path), [b"jit"] + [w.rsplit(".", 1)[-1].encode() for w in wrappers])
-    return name in cache[key]
+    wrappers = _wrappers(config)
+    words = [b"jit"] + [w.rsplit(".", 1)[-1].encode() for w in wrappers]
+    return name in per_version(project, "jit_names", path, lambda full: _jit_names(_read(full), words),
+                               frozenset(), repr(sorted(wrappers.items())))
 
 
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)
@@ -270,31 +278,15 @@ def may_be_constant(project, path: str, name: str) -> bool:
     """Does a line of the module start with `name = ` (a top-level assignment)? Read from the
     text once per version of the module, so that only such names parse it."""
     from jaxlint.project import _read
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False
-    key = (path, info.st_mtime_ns, info.st_size)
-    cache = project.__dict__.setdefault("_top_assigned", {})
-    if key not in cache:
-        cache[key] = frozenset(m.decode() for m in _TOP_ASSIGNED.findall(_read(path)))
-    return name in cache[key]
+    return name in per_version(project, "top_assigned", path, lambda full: frozenset(
+        m.decode() for m in _TOP_ASSIGNED.findall(_read(full))), frozenset())
 
 
 def module_constants(project, path: str) -> tuple:
     """(name -> value expression, digest) for the names the module at `path` binds exactly once,
     by a top-level `NAME = value` (a config module's `LAYERS = [64, 32]`): what importing the
     name gives, as long as nothing rebinds it (`global NAME` in a def, a second binding)."""
-    full = os.path.abspath(path)
-    try:
-        info = os.stat(full)
-    except OSError:
-        return {}, ""
-    key = (full, info.st_mtime_ns, info.st_size)
-    cache = project.__dict__.setdefault("_constants", {})
-    if key not in cache:
-        cache[key] = _read_constants(full)
-    return cache[key]
+    return per_version(project, "constants", path, _read_constants, ({}, ""))
 
 
 def _read_constants(path: str) -> tuple:
@@ -434,26 +426,20 @@ class _ImporterModule:
 
 
 def _importer_module(project, path: str, config) -> Optional[_ImporterModule]:
-    full = os.path.abspath(path)
+    wrappers = _wrappers(config)
+    return per_version(project, "importer_modules", path,
+                       lambda full: _read_importer_module(project, full, wrappers), None,
+                       repr(sorted(wrappers.items())))
+
+
+def _read_importer_module(project, full: str, wrappers: dict) -> Optional[_ImporterModule]:
+    from jaxlint.project import _read
+    data = _read(full)
     try:
-        info = os.stat(full)
-    except OSError:
+        return _ImporterModule(full, data, _tree_of(full, data), data.decode("utf-8", "replace").splitlines(),
+                               project, wrappers)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    wrappers = getattr(config, "jit_decorators", None) or {}
-    key = (full, info.st_mtime_ns, info.st_size, repr(sorted(wrappers.items())))
-    cache = project.__dict__.setdefault("_importer_modules", {})
-    if key not in cache:
-        from jaxlint.project import _read
-        data = _read(full)
-        module = None
-        try:
-            tree = _tree_of(full, data)
-            module = _ImporterModule(full, data, tree, data.decode("utf-8", "replace").splitlines(),
-                                     project, wrappers)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            module = None
-        cache[key] = module
-    return cache[key]
 
 
 # -- calls into a module, for a file analysed alone (flake8, the language server, stdin) ---------
@@ -474,30 +460,25 @@ def incoming_calls(project, path: str, config=None, depends: Optional[dict] = No
 
 
 def _outgoing_of(project, path: str, config) -> tuple:
-    full = os.path.abspath(path)
-    try:
-        info = os.stat(full)
-    except OSError:
-        return (), ""
-    key = (full, info.st_mtime_ns, info.st_size, config.fingerprint() if hasattr(config, "fingerprint") else "")
-    cache = project.__dict__.setdefault("_outgoing", {})
-    if key not in cache:
-        from jaxlint.analysis.file import Analysis
-        from jaxlint.project import _read
-        data = _read(full)
-        digest = hashlib.blake2b(data, digest_size=8).hexdigest()
-        outgoing = ()
-        if b"jax" in data or b"jit" in data:
-            try:
-                tree = _tree_of(full, data)
-                analysis = Analysis(tree, full, config, data.decode("utf-8", "replace").splitlines(),
-                                    project=project)
-                outgoing = tuple(analysis.outgoing)
-                analysis.release()
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                outgoing = ()
-        cache[key] = (outgoing, digest)
-    return cache[key]
+    return per_version(project, "outgoing", path, lambda full: _read_outgoing(project, full, config), ((), ""),
+                       config.fingerprint() if hasattr(config, "fingerprint") else "")
+
+
+def _read_outgoing(project, full: str, config) -> tuple:
+    from jaxlint.analysis.file import Analysis
+    from jaxlint.project import _read
+    data = _read(full)
+    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    outgoing = ()
+    if b"jax" in data or b"jit" in data:
+        try:
+            analysis = Analysis(_tree_of(full, data), full, config, data.decode("utf-8", "replace").splitlines(),
+                                project=project)
+            outgoing = tuple(analysis.outgoing)
+            analysis.release()
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            outgoing = ()
+    return outgoing, digest
 
 
 # -- classes of other modules ---------------------------------------------------------------------
@@ -505,29 +486,24 @@ def _outgoing_of(project, path: str, config) -> tuple:
 def module_classes(project, path: str) -> tuple:
     """(name -> ClassInfo of the module's top-level classes, digest), from the module's own index,
     once per version of the file: how its instances hash (a dataclass's flags, __eq__/__hash__)."""
-    full = os.path.abspath(path)
-    try:
-        info = os.stat(full)
-    except OSError:
-        return {}, ""
-    key = (full, info.st_mtime_ns, info.st_size)
-    cache = project.__dict__.setdefault("_classes", {})
-    if key not in cache:
-        from jaxlint.analysis.module import ModuleIndex
-        from jaxlint.analysis.names import ImportMap
-        from jaxlint.project import _read
-        data = _read(full)
-        digest = hashlib.blake2b(data, digest_size=8).hexdigest()
-        classes = {}
-        if b"class " in data:
-            try:
-                tree = _tree_of(full, data)
-                lines = data.decode("utf-8", "replace").splitlines()
-                index = ModuleIndex(tree, ImportMap(tree, lines), lines)
-                classes = {name: cls for name, cls in index.classes.items() if name in index.top_classes}
-                for cls in classes.values():
-                    cls.home = full       # its bases are names of that module, not of the caller's
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                classes = {}
-        cache[key] = (classes, digest)
-    return cache[key]
+    return per_version(project, "classes", path, _read_classes, ({}, ""))
+
+
+def _read_classes(full: str) -> tuple:
+    from jaxlint.analysis.module import ModuleIndex
+    from jaxlint.analysis.names import ImportMap
+    from jaxlint.project import _read
+    data = _read(full)
+    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    classes = {}
+    if b"class " in data:
+        try:
+            tree = _tree_of(full, data)
+            lines = data.decode("utf-8", "replace").splitlines()
+            index = ModuleIndex(tree, ImportMap(tree, lines), lines)
+            classes = {name: cls for name, cls in index.classes.items() if name in index.top_classes}
+            for cls in classes.values():
+                cls.home = full       # its bases are names of that module, not of the caller's
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            classes = {}
+    return classes, digest
