@@ -290,46 +290,57 @@ def module_constants(project, path: str) -> tuple:
 
 
 def _read_constants(path: str) -> tuple:
+    """Read from the text, parsing only each candidate's own statement: a name assigned once at
+    the start of a line (`NAME = value`), bound nowhere else in the module (no indented
+    assignment, def, class, import or `global` naming it)."""
     from jaxlint.project import _read
     data = _read(path)
     digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    found = {}
+    assigned: dict = {}
+    for match in _TOP_ASSIGNED.finditer(data):
+        assigned.setdefault(match.group(1), []).append(match.start())
+    for raw, starts in assigned.items():
+        name = raw.decode()
+        if len(starts) != 1 or _bound_elsewhere(data, raw):
+            continue
+        value = _statement_value(data, starts[0], name)
+        if value is not None:
+            found[name] = value
+    return found, digest
+
+
+def _bound_elsewhere(data: bytes, name: bytes) -> bool:
+    word = re.escape(name)
+    return re.search(rb"^[ \t]+" + word + rb"[ \t]*(?::[^=\n]*)?=(?!=)|^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+"
+                     + word + rb"\b|^[ \t]*(?:from|import)\b[^\n]*\b" + word + rb"\b|^[ \t]*global\b[^\n]*\b"
+                     + word + rb"\b|^[ \t]*for\b[^\n]*\b" + word + rb"\b[^\n]*\bin\b", data, re.M) is not None
+
+
+def _statement_value(data: bytes, start: int, name: str):
+    """The value of the assignment statement starting at `start` (it runs on while a bracket is
+    open or a line ends with a backslash), or None when it does not parse alone."""
+    end, depth = start, 0
+    while True:
+        stop = data.find(b"\n", end)
+        line = data[end:stop if stop >= 0 else len(data)]
+        depth += sum(line.count(c) for c in (b"(", b"[", b"{")) - sum(line.count(c) for c in (b")", b"]", b"}"))
+        end = stop + 1 if stop >= 0 else len(data)
+        if stop < 0 or depth <= 0 and not line.rstrip().endswith(b"\\"):
+            break
     try:
-        tree = _tree_of(path, data)
+        body = ast.parse(data[start:end].decode("utf-8", "replace")).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}, digest
-    values, counts = {}, {}
-    for stmt in tree.body:
-        targets = []
-        if isinstance(stmt, ast.Assign):
-            targets = stmt.targets
-            if len(targets) == 1 and isinstance(targets[0], ast.Name):
-                values[targets[0].id] = stmt.value
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            targets = [stmt.target]
-            if isinstance(stmt.target, ast.Name):
-                values[stmt.target.id] = stmt.value
-        elif isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
-            targets = [getattr(stmt, "target", None)] + [i.optional_vars for i in getattr(stmt, "items", ())]
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            counts[stmt.name] = counts.get(stmt.name, 0) + 1
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            for alias in stmt.names:
-                local = (alias.asname or alias.name).split(".")[0]
-                counts[local] = counts.get(local, 0) + 1
-        elif not isinstance(stmt, (ast.Expr, ast.Pass)):
-            for node in ast.walk(stmt):          # if/try blocks: any name bound in them
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                    counts[node.id] = counts.get(node.id, 0) + 1
-        for target in targets:
-            if target is not None:
-                for node in ast.walk(target):
-                    if isinstance(node, ast.Name):
-                        counts[node.id] = counts.get(node.id, 0) + 1
-    rebound = set()
-    if b"global" in data:
-        rebound = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
-    return {name: value for name, value in values.items()
-            if counts.get(name) == 1 and name not in rebound}, digest
+        return None
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+            and stmt.targets[0].id == name:
+        return stmt.value
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+        return stmt.value
+    return None
 
 
 _TREES: "collections.OrderedDict" = collections.OrderedDict()   # (path, hash of bytes) -> tree

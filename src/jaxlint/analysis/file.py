@@ -32,7 +32,7 @@ _ARRAY_ANNOTATION = re.compile(
     r"^(?:jaxtyping\.|jt\.)?(?:Float|Int|Bool|Shaped|Num|Real|Inexact|Integer|UInt|Complex|Key)\[|"
     r"^chex\.(?:Array|Numeric|Scalar)$")
 
-_CALLED_CHAIN = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
+_CALLED_CHAIN = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*+)\s*+\(")    # possessive: no backtracking
 
 ENTRY_KINDS = {
     "jax.jit": "jitted function", "nnx.jit": "jitted function", "eqx.filter_jit": "jitted function",
@@ -303,14 +303,16 @@ class Analysis:
             return []
         project = view.project
         roots = set()
-        called = self._names_called()
         for local, dotted in view.imported.items():
-            attrs = self._attributes_called_on(local) if local not in called else None
-            if attrs == set() or local in self.jitted_by_name:
-                continue                    # neither called nor a module whose functions are
+            if local in self.jitted_by_name:
+                continue
             name = project.absolute(dotted, self.path)
             if name is None or not project.may_hold(name, self.path):
-                continue
+                continue                    # not a module of the project (jax, numpy...)
+            called = self._names_called()
+            attrs = self._attributes_called_on(local) if local not in called else None
+            if attrs == set():
+                continue                    # neither called nor a module whose functions are
             module = project.module_path(name, self.path)
             if module is not None:          # `import pkg.train as T` ... `T.step(...)`
                 attrs = attrs if attrs is not None else self._attributes_called_on(local)
