@@ -32,7 +32,10 @@ _ARRAY_ANNOTATION = re.compile(
     r"^(?:jaxtyping\.|jt\.)?(?:Float|Int|Bool|Shaped|Num|Real|Inexact|Integer|UInt|Complex|Key)\[|"
     r"^chex\.(?:Array|Numeric|Scalar)$")
 
-_CALLED_CHAIN = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*+)\s*+\(")    # possessive: no backtracking
+# A name or dotted chain followed by `(`, taken whole: the lookahead captures the longest chain and
+# the backreference consumes it, so a failing chain is not retried shorter (an atomic group that
+# Python 3.10's re can write; possessive quantifiers need 3.11).
+_CALLED_CHAIN = re.compile(r"(?<![\w.])(?=([A-Za-z_][\w.]*))\1\s*\(")
 
 ENTRY_KINDS = {
     "jax.jit": "jitted function", "nnx.jit": "jitted function", "eqx.filter_jit": "jitted function",
