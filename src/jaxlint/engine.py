@@ -13,7 +13,7 @@ import traceback
 from typing import Optional
 
 from jaxlint import __version__, deepstack
-from jaxlint.analysis.crossmodule import incoming_calls
+from jaxlint.analysis.incoming import incoming_calls
 from jaxlint.analysis.file import Analysis
 from jaxlint.findings import FileResult, Finding
 from jaxlint.rules import all_rules

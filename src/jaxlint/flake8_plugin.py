@@ -14,7 +14,7 @@ from jaxlint import __version__, deepstack
 from jaxlint.config import (DEFAULT_THRESHOLD, Config, ConfigError, parse_jit_decorators,
                             parse_threshold)
 from jaxlint.engine import analyse_tree, file_noqa, file_suppressed, internal_error_text
-from jaxlint.analysis.crossmodule import incoming_calls
+from jaxlint.analysis.incoming import incoming_calls
 from jaxlint.project import project_of
 from jaxlint.source import markers, paused_gc
 

@@ -228,7 +228,7 @@ def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = N
     if miss is None and SKIP_NOTE in report.result.notes and config.project_analysis \
             and not path.endswith(".ipynb") and _root_of(path):
         # a helper that never names jax may still run under another module's jitted step
-        from jaxlint.analysis.crossmodule import incoming_calls
+        from jaxlint.analysis.incoming import incoming_calls
         project = _project(_root_of(path))
         externals = incoming_calls(project, path, config) if os.path.isfile(path) else ()
         if externals:

@@ -247,7 +247,7 @@ def _read_jit_entries(path: str, wrappers: dict) -> tuple:
     if b"jit" not in data and not any(w.rsplit(".", 1)[-1].encode() in data for w in wrappers):
         return {}, digest
     try:
-        tree = _tree_of(path, data)
+        tree = parsed_tree(path, data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}, digest
     lines = data.decode("utf-8", "replace").splitlines()
@@ -347,7 +347,7 @@ _TREES: "collections.OrderedDict" = collections.OrderedDict()   # (path, hash of
 MAX_TREES = 48
 
 
-def _tree_of(path: str, data: bytes):
+def parsed_tree(path: str, data: bytes):
     """The syntax tree of another module's bytes, parsed once for the several questions asked of
     it (its jit sites, constants, classes, calls), the latest few kept; raises SyntaxError & co."""
     key = (path, len(data), hash(data))
@@ -447,49 +447,10 @@ def _read_importer_module(project, full: str, wrappers: dict) -> Optional[_Impor
     from jaxlint.project import _read
     data = _read(full)
     try:
-        return _ImporterModule(full, data, _tree_of(full, data), data.decode("utf-8", "replace").splitlines(),
+        return _ImporterModule(full, data, parsed_tree(full, data), data.decode("utf-8", "replace").splitlines(),
                                project, wrappers)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-
-
-# -- calls into a module, for a file analysed alone (flake8, the language server, stdin) ---------
-
-def incoming_calls(project, path: str, config=None, depends: Optional[dict] = None) -> tuple:
-    """The traced calls that the project's modules importing the module at `path` make into it
-    (ExternalCall), found by analysing each importer once per version of it: what `jaxlint check`
-    links across the whole project, for one file linted on its own (one module boundary deep).
-    The importers read are recorded in `depends`."""
-    full = os.path.abspath(path)
-    found = set()
-    for other in project.importers(path)[:MAX_IMPORTERS_READ]:
-        outgoing, digest = _outgoing_of(project, other, config)
-        if depends is not None:
-            depends[os.path.abspath(other)] = digest
-        found.update(call for call in outgoing if call.path == full)
-    return tuple(sorted(found, key=repr))
-
-
-def _outgoing_of(project, path: str, config) -> tuple:
-    return per_version(project, "outgoing", path, lambda full: _read_outgoing(project, full, config), ((), ""),
-                       config.fingerprint() if hasattr(config, "fingerprint") else "")
-
-
-def _read_outgoing(project, full: str, config) -> tuple:
-    from jaxlint.analysis.file import Analysis
-    from jaxlint.project import _read
-    data = _read(full)
-    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
-    outgoing = ()
-    if b"jax" in data or b"jit" in data:
-        try:
-            analysis = Analysis(_tree_of(full, data), full, config, data.decode("utf-8", "replace").splitlines(),
-                                project=project)
-            outgoing = tuple(analysis.outgoing)
-            analysis.release()
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            outgoing = ()
-    return outgoing, digest
 
 
 # -- classes of other modules ---------------------------------------------------------------------
@@ -509,7 +470,7 @@ def _read_classes(full: str) -> tuple:
     classes = {}
     if b"class " in data:
         try:
-            tree = _tree_of(full, data)
+            tree = parsed_tree(full, data)
             lines = data.decode("utf-8", "replace").splitlines()
             index = ModuleIndex(tree, ImportMap(tree, lines), lines)
             classes = {name: cls for name, cls in index.classes.items() if name in index.top_classes}

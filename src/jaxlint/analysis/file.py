@@ -15,8 +15,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import (ProjectView, file_digest, jit_entries_of, may_jit, module_classes,
-                                           module_constants, value_of)
+from jaxlint.analysis.crossmodule import ProjectView, file_digest, jit_entries_of, may_jit, module_classes, value_of
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
