@@ -166,6 +166,7 @@ RAISES = {"JAX101": ("TracerBoolConversionError",), "JAX102": ("TracerIntegerCon
           "JAX403": ("Array has been deleted", "deleted or donated")}
 RECOMPILES = ("JAX201", "JAX204", "JAX301", "JAX303", "JAX304", "JAX305", "JAX306", "JAX307")
 RUNNABLE = [c for c in CASES if (c / "run.py").exists()]
+LOOK_ALIKES_PINNED = [c for c in RUNNABLE if not _expected(c) and "expected compiles:" in (c / "run.py").read_text()]
 
 
 @pytest.mark.slow
@@ -181,6 +182,9 @@ def test_each_project_does_under_jax_what_its_expectations_say(folder):
     findings = {(f["path"], f["line"]): f for f in _json_findings(folder)}
     if not expected:
         assert run.returncode == 0, run.stderr[-3000:]
+    from jaxlint.verify.directives import parse_expected_compiles
+    for function, count in parse_expected_compiles((folder / "run.py").read_text()).items():
+        assert compiles[function] == count, (function, compiles)     # a look-alike compiles as it says
     for path, line, code in sorted(expected):
         if code in RAISES:
             assert run.returncode != 0 and any(text in run.stderr for text in RAISES[code]), run.stderr[-3000:]
@@ -256,3 +260,8 @@ def test_a_buffer_of_a_helper_that_never_names_jax_is_still_linted_under_its_imp
     assert b"jax" not in schedule.read_bytes()
     report = lint_text(str(schedule), schedule.read_text(), Config())
     assert [(f.line, f.code) for f in report.result.findings] == [(5, "JAX102")]
+
+
+def test_every_runnable_look_alike_pins_its_compiles():
+    # a clean project must show that JAX compiles its jitted functions no more often than meant
+    assert {c.name for c in RUNNABLE if not _expected(c)} == {c.name for c in LOOK_ALIKES_PINNED}
