@@ -141,7 +141,7 @@ class Analysis:
         """Where the code shows that a def runs many times (computed per def, on first use)."""
         if self._repeated is None:
             self._repeated = Repetition(self.tree, self.parents, self.index, self.lines,
-                                        {id(e.node) for e in self.entries}, self.model)
+                                        {id(e.node) for e in self.entries} | self.custom_rule_defs(), self.model)
         return self._repeated
 
     def jit_calls(self) -> list:
@@ -254,35 +254,46 @@ class Analysis:
             self._text_calls = (names, attrs)
         return self._text_calls
 
+    def custom_rule_defs(self) -> set:
+        """ids of the module-level defs a custom_jvp or custom_vjp registers as its rules
+        (`f.defvjp(fwd, bwd)`, `f.defvjp(fwd, partial(bwd, ...))`, `@f.defjvp`): JAX runs them
+        while it differentiates f, inside the program's trace."""
+        if "_custom_rules" not in self.__dict__:
+            top = {name: info for name, info in self.index.top_functions.items() if info.cls is None}
+            found = set()
+            for info in top.values():
+                if any(isinstance(dec, ast.Attribute) and dec.attr in api.CUSTOM_RULE_REGISTRARS
+                       for dec in info.node.decorator_list):
+                    found.add(id(info.node))
+            for node in pruned_walk(self.tree, LineFilter(self.lines, api.CUSTOM_RULE_REGISTRARS)):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr in api.CUSTOM_RULE_REGISTRARS:
+                    for arg in node.args:
+                        if isinstance(arg, ast.Call) and self.imports.resolve(arg.func) == "functools.partial" \
+                                and arg.args:
+                            arg = arg.args[0]
+                        if isinstance(arg, ast.Name) and arg.id in top:
+                            found.add(id(top[arg.id].node))
+            self._custom_rules = found
+        return self._custom_rules
+
     def traced_only_defs(self) -> set:
-        """ids of the module-level defs that run only inside a trace: the rules a custom_jvp or
-        custom_vjp registers (`f.defvjp(fwd, bwd)`, `@f.defjvp`), and the defs that only such
-        defs or traced functions call (a def no code of the module calls may be called from
-        anywhere: not one of them)."""
+        """ids of the module-level defs that run only inside a trace: traced functions, custom
+        rules (`custom_rule_defs`), and the defs that only those call (a def no code of the
+        module calls may be called from anywhere: not one of them)."""
         if "_traced_only" in self.__dict__:
             return self._traced_only
         top = {name: info for name, info in self.index.top_functions.items() if info.cls is None}
-        seeds, callers, other_use = set(), {}, set()
-        for info in top.values():
-            for dec in info.node.decorator_list:
-                if isinstance(dec, ast.Attribute) and dec.attr in api.CUSTOM_RULE_REGISTRARS:
-                    seeds.add(info.name)
+        callers, other_use = {}, set()
         for node in pruned_walk(self.tree, LineFilter(self.lines, set(top))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in api.CUSTOM_RULE_REGISTRARS:
-                for arg in node.args:
-                    if isinstance(arg, ast.Call) and self.imports.resolve(arg.func) == "functools.partial" and arg.args:
-                        arg = arg.args[0]
-                    if isinstance(arg, ast.Name) and arg.id in top:
-                        seeds.add(arg.id)
-            elif isinstance(node, ast.Name) and node.id in top and isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.Name) and node.id in top and isinstance(node.ctx, ast.Load):
                 parent = self.parents.parent_of(node)
                 if isinstance(parent, ast.Call) and parent.func is node:
                     scope = self.parents.scope_of(node)
                     callers.setdefault(node.id, set()).add(id(scope) if scope is not None else None)
                 else:
                     other_use.add(node.id)
-        traced = {id(e.node) for e in self.entries} | {id(top[name].node) for name in seeds}
+        traced = {id(e.node) for e in self.entries} | self.custom_rule_defs()
         changed = True
         while changed:
             changed = False
@@ -292,7 +303,7 @@ class Analysis:
                 if all(c is not None and c in traced for c in callers[name]):
                     traced.add(id(info.node))
                     changed = True
-        self._traced_only = {id(top[name].node) for name in top if id(top[name].node) in traced}
+        self._traced_only = {id(info.node) for info in top.values() if id(info.node) in traced}
         return self._traced_only
 
     # -- call sites ---------------------------------------------------------------------------
