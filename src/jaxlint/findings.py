@@ -20,6 +20,11 @@ class Fix:
     edits: tuple  # tuple of (start_offset, end_offset, replacement)
     why_unsafe: str = ""
 
+    @classmethod
+    def unsafe(cls, what: str, why: str, edits) -> "Fix":
+        """A fix that changes what the program does: `what` it does, and `why` that is unsafe."""
+        return cls(description=f"{what} (unsafe: {why})", safe=False, edits=tuple(edits), why_unsafe=why)
+
 
 class NoFix(Exception):
     """Raised by a rule's fix when this finding has no fix here; the message says why (for

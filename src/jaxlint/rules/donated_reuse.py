@@ -197,8 +197,7 @@ def _copy_fix(ctx, site, param, name) -> Fix:
     start, end = ctx.text.span(arg)
     why = ("it copies the donated value before every call: the donation no longer saves memory, "
            "and the copy costs time and a second buffer")
-    return Fix(description=f"Donate a copy: `{copied}` (unsafe: {why})", safe=False,
-               edits=tuple(edits + [(start, end, copied)]), why_unsafe=why)
+    return Fix.unsafe(f"Donate a copy: `{copied}`", why, edits + [(start, end, copied)])
 
 
 def _rebind_fix(ctx, site, name) -> Fix:
@@ -220,8 +219,7 @@ def _rebind_fix(ctx, site, name) -> Fix:
                     "take next is not mechanical")
     why = ("each iteration now passes the previous call's result instead of the original value, "
            "which changes what the loop computes")
-    return Fix(description=f"Rebind `{name}` to the result: `{name} = ...` (unsafe: {why})",
-               safe=False, edits=((at, at, f"{name} = "),), why_unsafe=why)
+    return Fix.unsafe(f"Rebind `{name}` to the result: `{name} = ...`", why, [(at, at, f"{name} = ")])
 
 
 _ARRAY_MODULES = ("jnp.", "jax.random.", "jax.nn.", "lax.")  # as ImportMap.resolve spells them

@@ -107,9 +107,8 @@ class PrngKeyReuse(Rule):
         start, end = ctx.text.span(key_node)
         why = ("the consumer that drew from the key now draws from a new subkey, so the program's "
                "random numbers change (they become independent instead of repeated)")
-        return Fix(description=(f"Split the key {where}: `{line.strip()}`, and draw from `{sub}` "
-                                f"(unsafe: {why})"),
-                   safe=False, edits=tuple(edits + [(at, at, line), (start, end, sub)]), why_unsafe=why)
+        return Fix.unsafe(f"Split the key {where}: `{line.strip()}`, and draw from `{sub}`", why,
+                          edits + [(at, at, line), (start, end, sub)])
 
 
 def _reuses(analysis):

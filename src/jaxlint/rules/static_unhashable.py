@@ -117,8 +117,7 @@ class StaticUnhashable(Rule):
             raise NoFix("no list display passed to a static parameter")
         names = ", ".join(f"`{p}`" for p in params)
         why = "the callee receives a tuple instead of a list (list methods, `==` with lists and `+` differ)"
-        return Fix(description=f"Pass a tuple to static {names} (unsafe: {why})", safe=False,
-                   edits=tuple(edits), why_unsafe=why)
+        return Fix.unsafe(f"Pass a tuple to static {names}", why, edits)
 
 
 _DISPLAYS = {ast.List: "a list", ast.ListComp: "a list", ast.Dict: "a dict", ast.DictComp: "a dict",

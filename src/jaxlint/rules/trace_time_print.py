@@ -90,8 +90,7 @@ class TraceTimePrint(SinkRule):
         start, end = ctx.text.span(call)
         why = ("jax.debug.print prints when the compiled code runs (on every call, possibly out of "
                "order with other output), where print() printed once while tracing")
-        return Fix(description=f"Print at run time: `{text}` (unsafe: {why})", safe=False,
-                   edits=tuple(edits + [(start, end, text)]), why_unsafe=why)
+        return Fix.unsafe(f"Print at run time: `{text}`", why, edits + [(start, end, text)])
 
 
 # -- the fix's helpers ---------------------------------------------------------------------------

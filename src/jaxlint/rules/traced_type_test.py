@@ -97,5 +97,4 @@ class TracedTypeTest(SinkRule):
         start, end = ctx.text.span(call)
         why = ("outside jit the dtype test answers for arrays and NumPy scalars too, and a Python bool "
                "is no longer an int: code run eagerly can take the other branch")
-        return Fix(description=f"Test the dtype instead: `{replacement}` (unsafe: {why})", safe=False,
-                   edits=tuple(edits + [(start, end, replacement)]), why_unsafe=why)
+        return Fix.unsafe(f"Test the dtype instead: `{replacement}`", why, edits + [(start, end, replacement)])
