@@ -265,3 +265,22 @@ def test_a_buffer_of_a_helper_that_never_names_jax_is_still_linted_under_its_imp
 def test_every_runnable_look_alike_pins_its_compiles():
     # a clean project must show that JAX compiles its jitted functions no more often than meant
     assert {c.name for c in RUNNABLE if not _expected(c)} == {c.name for c in LOOK_ALIKES_PINNED}
+
+
+def test_a_long_lived_project_sees_a_new_importer_after_refresh(tmp_path):
+    # the language server keeps one Project: a module that starts importing the helper is found
+    from jaxlint.config import Config
+    from jaxlint.project import project_of
+    from jaxlint.runner import lint_text
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "helper_bool", folder)
+    train, ops = folder / "mypkg" / "train.py", folder / "mypkg" / "ops.py"
+    original = train.read_text()
+    train.write_text(original.replace("from mypkg.ops import clip_positive\n", "")
+                     .replace("clip_positive(x, limit)", "x"))
+    assert lint_text(str(ops), ops.read_text(), Config()).result.findings == []
+    train.write_text(original)
+    project = project_of(str(ops), Config())
+    assert project.refresh()
+    assert [f.code for f in lint_text(str(ops), ops.read_text(), Config()).result.findings] == ["JAX101"]
+    assert not project.refresh()

@@ -322,6 +322,26 @@ class Project:
             cache[key] = any(any(w in self._text(p) for w in encoded) for p in self.files())
         return cache[key]
 
+    def refresh(self) -> bool:
+        """Forget what was read when a file of the project changed, appeared or went since the
+        last look (for a long-lived process, the language server; a run of `jaxlint check` reads
+        the tree once). Returns whether anything changed."""
+        stamps = {}
+        self._files = None
+        for path in self.files():
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            stamps[path] = (info.st_mtime_ns, info.st_size)
+        if stamps == self.__dict__.get("_stamps"):
+            return False
+        keep = {"root", "source_roots", "_imports", "_files"}
+        for key in [k for k in self.__dict__ if k not in keep]:
+            del self.__dict__[key]
+        self._stamps = stamps
+        return True
+
     def _text(self, path: str) -> bytes:
         cache = self.__dict__.setdefault("_texts", {})
         if path not in cache:

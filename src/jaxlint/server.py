@@ -174,6 +174,11 @@ def _diagnose(linted, positions, path, name, root, cache, store):
         return
     if path and (config.excluded(path) or path.endswith(".ipynb")):
         return                          # excluded as in `jaxlint check`; notebooks: not here
+    if path and config.project_analysis:
+        from jaxlint.project import project_of
+        project = project_of(path, config)
+        if project is not None:
+            project.refresh()        # other modules may have changed on disk since the last edit
     report = lint_text(name, linted.text, config, cache if path else None, store)
     linted.report = report
     findings, errors = collect([report])
