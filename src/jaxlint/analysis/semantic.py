@@ -582,9 +582,36 @@ def _reads_of(stmt, name: str):
     exprs = list(_own_expressions(stmt)) if _has_blocks(stmt) else \
         [child for child in ast.iter_child_nodes(stmt) if isinstance(child, ast.expr)]
     for expr in exprs:
-        for node in _expression_nodes(expr):
-            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+        yield from _name_reads(expr, name)
+
+
+def _name_reads(expr, name: str):
+    """The Name nodes of an expression that read `name` of the enclosing scope: not inside a
+    lambda, nor where a comprehension's own `for` binds `name` (its element, its conditions
+    and the iterables of the generators after that `for`)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            if node.id == name and isinstance(node.ctx, ast.Load):
                 yield node
+            continue
+        if kind is ast.Lambda:
+            continue
+        if kind in COMPREHENSIONS:
+            shadowed = False
+            for gen in node.generators:
+                if shadowed:
+                    break
+                stack.append(gen.iter)
+                shadowed = name in target_names(gen.target)
+                if not shadowed:
+                    stack.extend(gen.ifs)
+            if not shadowed:
+                stack.extend(child for child in ast.iter_child_nodes(node) if child not in node.generators)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _has_blocks(stmt) -> bool:
