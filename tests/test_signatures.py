@@ -53,7 +53,8 @@ def _module(expr: str) -> str:
 def _read(source: str):
     tree = ast.parse(source)
     analysis = Analysis(tree, "<test>", None, source.splitlines())
-    [site] = [s for s in analysis.jit_calls() if s.scope is not None and s.scope.name == "run"]
+    [site] = [s for s in analysis.jit_calls()
+              if s.scope is not None and s.scope.name == "run" and s.entry.name == "f"]
     reader = reader_for(analysis, site.scope)
     return reader.sig_at(site.args["a"].node, site.node), reader
 
@@ -73,11 +74,49 @@ def test_reader_knows_what_jax_sees(expr):
 
 
 @pytest.mark.parametrize("expr", ["jnp.ones(3) * x", "jnp.arange(3) * 2.0", "jnp.asarray(x)", "x + 1",
-                                  "jnp.zeros_like(jnp.array(1.0))", "helper(1)"])
+                                  "jnp.zeros_like(jnp.array(1.0))", "helper(x)", "jitted(x)", "branchy(1)"])
 def test_reader_leaves_unknown_what_it_cannot_tell(expr):
-    source = _module(expr).replace("def run():", "def helper(v):\n    return v\n\ndef run(x=None):")
+    helpers = ("def helper(v):\n    return v\n\n@jax.jit\ndef jitted(v):\n    return v\n\n"
+               "def branchy(v):\n    if v:\n        return v\n    return 1.0\n\n")
+    source = _module(expr).replace("def run():", helpers + "def run(x=None):")
     sig, _ = _read(source)
     assert not (isinstance(sig, Leaf) and sig.dtype and sig.weak is not None), (expr, sig)
+
+
+# What a call of a function of the module returns, read in the function with its parameters bound
+# to the arguments: each checked against what JAX sees when the module's code runs.
+HELPERS = """
+def same(v):
+    return v
+
+def scaled(v):
+    return v * jnp.float32(0.5)
+
+def pair(v, w=2):
+    return v, jnp.zeros(w)
+
+@jax.jit
+def jitted(p, m):
+    m = 0.9 * m + p
+    return p - m, m
+"""
+
+
+@pytest.mark.parametrize("expr", ["same(1.0)", "same(jnp.ones(3, jnp.int8))", "scaled(1.0)", "scaled(2)",
+                                  "pair(1.0)[1]", "jitted(jnp.ones(2), jnp.ones(2))[1]", "jitted(1.0, 2.0)[0]"])
+def test_reader_follows_the_module_functions(expr):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    source = _module(expr).replace("def run():", textwrap.dedent(HELPERS) + "\ndef run():")
+    sig, _ = _read(source)
+    space = {"jax": jax, "jnp": jnp}
+    exec(textwrap.dedent(HELPERS), space)
+    aval = jax.jit(lambda a: a).trace(eval(expr, space)).in_avals[0][0]
+    assert isinstance(sig, Leaf), (expr, sig)
+    assert sig.weak is bool(aval.weak_type), (expr, sig, aval)
+    assert sig.dtype is None or sig.dtype == str(aval.dtype), (expr, sig, aval)
+    if expr.startswith(("same", "scaled")):
+        assert sig.dtype == str(aval.dtype), (expr, sig, aval)
 
 
 def test_structures_and_their_differences():

@@ -8,6 +8,7 @@ computed on first use. The engine builds one per file and the fixer one per vers
 from __future__ import annotations
 
 import ast
+import collections
 import os
 import re
 from typing import Optional
@@ -15,7 +16,8 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import ProjectView, file_digest, jit_entries_of, may_jit, module_classes, value_of
+from jaxlint.analysis.crossmodule import (ProjectView, file_digest, jit_entries_of, may_jit, module_classes,
+                                         parsed_tree, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
@@ -48,7 +50,7 @@ class Analysis:
     """Everything the rules read about one module, computed once."""
 
     def __init__(self, tree: ast.Module, path: str = "<unknown>", config=None, lines=None,
-                 project=None, externals=()):
+                 project=None, externals=(), run: bool = True):
         """`project` (a project.Project) lets traces follow calls into the project's other
         modules (recorded in `outgoing`); `externals` are such calls made by other modules into
         this one (crossmodule.ExternalCall), run here so that their findings land on our lines."""
@@ -90,7 +92,8 @@ class Analysis:
         if project is not None:
             self.flow.external = ProjectView(project, path, tree)
             self.flow.external.depends = self.depends
-        self._run_entries()
+        if run:
+            self._run_entries()
         for call in externals:
             self._guarded(self._run_external, call)
         self.outgoing: list = list(self.flow.external.calls) if self.flow.external is not None else []
@@ -216,6 +219,39 @@ class Analysis:
         if view is None or not isinstance(node, (ast.Name, ast.Attribute)):
             return None
         return view.constant(node)
+
+    def imported_def(self, func) -> Optional[tuple]:
+        """(analysis of its module, def node, jitted) of the module-level function of another
+        module of the project that `func` (`helper` imported from it, or `mod.helper`) names,
+        else None (project analysis only; the module read is recorded in `depends`). The other
+        module's analysis is read-only: its traces are not run."""
+        view = self.flow.external
+        if view is None or not isinstance(func, (ast.Name, ast.Attribute)):
+            return None
+        target = view.target_of(func)
+        if target is None or not target.path.endswith(".py"):
+            return None
+        other = module_analysis(view.project, target.path, self.config)
+        self.depends[os.path.abspath(target.path)] = file_digest(target.path)
+        if other is None:
+            return None
+        found = other.module_def(target.name)
+        return (other,) + found if found is not None else None
+
+    def module_def(self, name: str) -> Optional[tuple]:
+        """(def node, jitted) of the function the module binds once, at module level, to `name`
+        (a `def`, or a jitted function: `@jax.jit def`, `name = jax.jit(f)`), else None."""
+        entries = [e for e in self.jitted_by_name.get(name, ()) if e.name_scope is None]
+        if entries:
+            entry = entries[0]
+            if len(entries) == 1 and entry.compiled and entry.func is not None and not entry.bound \
+                    and not entry.spec.unresolved and entry.func.parent is None and entry.func.cls is None:
+                return entry.func.node, True
+            return None
+        found = self.model.module.by_name.get(name, [])
+        if len(found) == 1 and found[0].kind is BindingKind.FUNCTION and not found[0].path:
+            return found[0].stmt, False
+        return None
 
     def value_at(self, name: str, node, scope=None) -> Optional[ast.AST]:
         """The one expression `name` holds where `node` reads it, else None."""
@@ -747,3 +783,36 @@ def _is_scalar_literal(node) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool, complex))
+
+
+# -- other modules of the project, read for what their functions return ---------------------------
+
+_MODULES: "collections.OrderedDict" = collections.OrderedDict()   # (path, mtime, size) -> Analysis
+MAX_MODULES = 16
+
+
+def module_analysis(project, path: str, config=None) -> Optional[Analysis]:
+    """The analysis of another module of the project, its traces not run (what its functions
+    return is read from it), once per version of the file; the latest few kept. None when the
+    file cannot be read or parsed."""
+    full = os.path.abspath(path)
+    try:
+        info = os.stat(full)
+        key = (full, info.st_mtime_ns, info.st_size, id(project))
+    except OSError:
+        return None
+    if key in _MODULES:
+        _MODULES.move_to_end(key)
+        return _MODULES[key]
+    try:
+        with open(full, "rb") as handle:
+            data = handle.read()
+        tree = parsed_tree(full, data)
+        lines = data.decode("utf-8", "replace").splitlines()
+        found = Analysis(tree, full, config, lines, project=project, run=False)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        found = None
+    _MODULES[key] = found
+    if len(_MODULES) > MAX_MODULES:
+        _MODULES.popitem(last=False)
+    return found

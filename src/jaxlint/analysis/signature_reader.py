@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import math
+from dataclasses import replace
 from typing import Optional
 
 from jaxlint.analysis.module import evaluate_literal
@@ -41,6 +42,8 @@ _DTYPES = {
     "uint32": "uint32", "uint64": "uint32", "uint16": "uint16", "uint8": "uint8",
     "bool": "bool", "bool_": "bool", "complex64": "complex64", "complex128": "complex64",
 }
+# Nodes of a literal that means the same in any module (a constant read from another module).
+_LITERAL_NODES = (ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
 _PYTHON_DTYPES = {"float": "float32", "int": "int32", "bool": "bool", "complex": "complex64"}
 _FLOATING = {"float32", "float16", "bfloat16", "complex64"}
 _NAMESPACES = ("jnp.", "np.")
@@ -69,12 +72,15 @@ def _promote_python(kinds) -> Optional[str]:
 class SignatureReader:
     """Reads argument signatures in one calling scope of one module (shared by the rules)."""
 
-    def __init__(self, analysis, scope):
+    def __init__(self, analysis, scope, params: Optional[dict] = None):
+        """`params`: parameter name -> signature, when reading a def called with those arguments."""
         self.analysis = analysis
         self.imports = analysis.imports
         self.scope = scope
         self.bindings: Scope = analysis.model.scope(scope)
         self.atoms: dict = {}            # atom key -> Atom
+        self.params = params or {}
+        self.carried: dict = {}          # name -> signature it holds when entering the loop body
         self._depth = 0
 
     # -- entry points ----------------------------------------------------------------------------
@@ -190,7 +196,17 @@ class SignatureReader:
             base = self.sig(expr.value, stmt)
             if isinstance(base, Leaf) and base.shape is not None and MORE not in base.shape:
                 return Leaf(base.dtype, base.weak, tuple(reversed(base.shape)), origin=_text(expr))
+        if isinstance(expr, ast.Attribute) and self._imported_here(expr, stmt):
+            return self._imported_constant_sig(expr)
         return None
+
+    def _imported_constant_sig(self, node):
+        """`config.BETA`, `BETA` imported from a module of the project that binds it once to a
+        literal: the literal's signature."""
+        value = self.analysis.imported_value(node)
+        if value is None or not all(isinstance(n, _LITERAL_NODES) for n in ast.walk(value)):
+            return None
+        return self.sig(value, None)
 
     def _name_sig(self, node, stmt):
         how, reach = self._reach(node, stmt)
@@ -202,9 +218,13 @@ class SignatureReader:
         if how == "unbound" or reach.kind is ReachKind.UNBOUND:
             if node.id in ("None",):
                 return Tree("None")
+            if node.id in self.params and how != "unbound":
+                return self.params[node.id]
             found = self._module_value(node.id)
             if found is not None:
                 return self._bound_sig(found, node)
+            if how != "unbound" and self._imported_here(node, stmt):
+                return self._imported_constant_sig(node)
             if how == "unbound" or node.id in self.analysis.index.module_names:
                 return None
             return Opaque(f"{node.id}@{id(self.scope)}", node.id)
@@ -218,13 +238,35 @@ class SignatureReader:
             if isinstance(loop.target, ast.Name):
                 return self._element_sig(loop.iter, reach.binding.stmt, loop)
             return None
+        if reach.kind in (ReachKind.SELF, ReachKind.CARRIED) and node.id in self.carried:
+            return self.carried[node.id]
         if reach.kind is ReachKind.SELF:
             return self._accumulated(node, reach)
         return None
 
+    def binding_sig(self, binding):
+        """The signature of what one binding binds: its value, or its element of an unpacked
+        tuple (`w, mom = step(w, g, mom)` binds `mom` to element 1 of what `step` returns)."""
+        if binding.value is not None:
+            return self.sig(binding.value, binding.stmt)
+        stmt = binding.stmt
+        if binding.kind is not BindingKind.UNPACKED or not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            return None
+        target = stmt.targets[0]
+        if not isinstance(target, (ast.Tuple, ast.List)) or not all(isinstance(t, ast.Name) for t in target.elts):
+            return None
+        names = [t.id for t in target.elts]
+        if names.count(binding.name) != 1:
+            return None
+        whole = self.sig(stmt.value, stmt)
+        if isinstance(whole, Tree) and whole.kind in ("tuple", "list") and whole.children is not None \
+                and len(whole.children) == len(names):
+            return whole.children[names.index(binding.name)]
+        return None
+
     def _bound_sig(self, binding, use):
         if binding.value is None:
-            return None
+            return self.binding_sig(binding)
         sig = self.sig(binding.value, binding.stmt)
         if isinstance(sig, Tree) and sig.kind in ("list", "dict") and self.bindings.mutated(use.id) \
                 and binding in self.bindings.by_name.get(use.id, ()):
@@ -311,6 +353,14 @@ class SignatureReader:
     # -- calls ---------------------------------------------------------------------------------------
     def _call_sig(self, call, stmt):
         func = call.func
+        if isinstance(func, ast.Name):
+            callee = self._module_def(func, stmt)
+            if callee is not None:
+                return self._returned_sig((self.analysis,) + callee, call, stmt)
+        if isinstance(func, (ast.Name, ast.Attribute)) and self._imported_here(func, stmt):
+            callee = self.analysis.imported_def(func)
+            if callee is not None:
+                return self._returned_sig(callee, call, stmt)
         if isinstance(func, ast.Attribute) and not self.imports.resolve(func):
             return self._method_sig(call, stmt)
         name = self.imports.resolve(func) or ""
@@ -378,6 +428,101 @@ class SignatureReader:
         if prefix == "np.random" and short in ("rand", "randn") and call.args:
             return Leaf("float32", False, tuple(self.dim(a, stmt) for a in call.args), origin=origin)
         return None
+
+    # -- calls of the module's own functions ---------------------------------------------------------
+    def _module_def(self, func, stmt) -> Optional[tuple]:
+        """(def node, jitted) of the module-level function a call names, or None: a name this
+        scope does not bind, bound once at module level by a `def` or to a jitted function."""
+        how, reach = self._reach(func, stmt)
+        if how != "scope" or reach.kind is not ReachKind.UNBOUND or func.id in self.params:
+            return None
+        return self.analysis.module_def(func.id)
+
+    def _imported_here(self, func, stmt) -> bool:
+        """Does `func` (`helper`, `mod.helper`) start from a name the module imports, not one
+        this scope binds?"""
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id in self.params:
+            return False
+        how, reach = self._reach(root, stmt)
+        if how != "scope" or reach.kind is not ReachKind.UNBOUND:
+            return False
+        found = self.analysis.model.module.by_name.get(root.id, [])
+        return bool(found) and all(b.kind is BindingKind.IMPORT for b in found)
+
+    def _returned_sig(self, callee, call, stmt):
+        """What a call of one of the module's functions returns, read in the function with its
+        parameters bound to the arguments' signatures. A jitted function returns arrays: a
+        Python scalar comes back as a weakly typed array, arithmetic as an array."""
+        analysis, node, jitted = callee
+        if self._depth + 4 > _MAX_DEPTH or isinstance(node, ast.AsyncFunctionDef) \
+                or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        args = node.args
+        positional = [a.arg for a in args.posonlyargs + args.args]
+        if len(call.args) > len(positional):
+            return None
+        bound = {name: self.sig(arg, stmt) for name, arg in zip(positional, call.args)}
+        for kw in call.keywords:
+            if kw.arg not in positional and kw.arg not in {a.arg for a in args.kwonlyargs}:
+                return None
+            bound[kw.arg] = self.sig(kw.value, stmt)
+        returns, falls_through = _returns_of(node)
+        if not returns or falls_through:
+            return None
+        reader = SignatureReader(analysis, node, bound)
+        reader._depth = self._depth + 2
+        sigs = []
+        for ret in returns:
+            if ret.value is None:
+                return None
+            sig = reader.output_sig(ret.value, ret) if jitted else reader.sig(ret.value, ret)
+            if sig is None or isinstance(sig, Opaque):
+                return None
+            sigs.append(sig)
+        self.atoms.update(reader.atoms)
+        if not all(sig == sigs[0] for sig in sigs[1:]):
+            return None
+        return replace(sigs[0], origin=_text(call)) if isinstance(sigs[0], Leaf) else sigs[0]
+
+    def output_sig(self, expr, stmt):
+        """What a jitted function gives back for the returned `expr`: containers as they are,
+        every leaf an array."""
+        if isinstance(expr, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
+            return Tree("tuple" if isinstance(expr, ast.Tuple) else "list",
+                        tuple(self.output_sig(e, stmt) for e in expr.elts), origin=_text(expr))
+        sig = self.sig(expr, stmt)
+        if (sig is None or isinstance(sig, Opaque)) and self._arithmetic(expr, stmt, 0):
+            return Leaf()
+        return _as_array(sig)
+
+    def _arithmetic(self, expr, stmt, depth) -> bool:
+        """Is `expr` surely an array or a number, never a container or None? Arithmetic that no
+        container supports (`a - b`, `a @ b`, `a / b`), or `+`/`*` with such an operand."""
+        if depth > 4:
+            return False
+        if isinstance(expr, ast.Name):
+            reach = self.bindings.reach(expr.id, expr, stmt)
+            if reach.kind is ReachKind.BOUND and reach.binding.value is not None:
+                return self._arithmetic(reach.binding.value, reach.binding.stmt, depth + 1)
+            return False
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+            return self._arithmetic(expr.operand, stmt, depth + 1)
+        if not isinstance(expr, ast.BinOp):
+            return False
+        if isinstance(expr.op, (ast.Sub, ast.Div, ast.MatMult, ast.Pow, ast.FloorDiv)):
+            return True
+        if not isinstance(expr.op, (ast.Add, ast.Mult)):
+            return False
+        for side in (expr.left, expr.right):
+            sig = self.sig(side, stmt)
+            if isinstance(sig, Leaf) and sig.certain and (isinstance(expr.op, ast.Add) or sig.python != "int"):
+                return True
+            if self._arithmetic(side, stmt, depth + 1):
+                return True
+        return False
 
     def _builtin_or_class_sig(self, call, stmt):
         func = call.func.id
@@ -1245,6 +1390,32 @@ def _namedtuple_fields(cls) -> Optional[list]:
                 return None          # defaults: the number of arguments may differ
             fields.append(stmt.target.id)
     return fields
+
+
+def _returns_of(func) -> tuple:
+    """([return statements of `func` itself], whether it can end without one)."""
+    found = []
+    todo = list(func.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return [], True
+        if isinstance(node, ast.Return):
+            found.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    last = func.body[-1] if func.body else None
+    return found, not isinstance(last, (ast.Return, ast.Raise))
+
+
+def _as_array(sig):
+    """A signature as a jitted function's output: Python scalars become (weak) arrays."""
+    if isinstance(sig, Leaf) and sig.python:
+        return Leaf(sig.dtype, sig.weak, (), origin=sig.origin)
+    if isinstance(sig, Tree) and sig.children is not None:
+        return Tree(sig.kind, tuple(_as_array(c) for c in sig.children), keys=sig.keys, origin=sig.origin)
+    return sig
 
 
 def _shown_kind(values) -> Optional[str]:
