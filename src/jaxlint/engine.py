@@ -13,12 +13,13 @@ import traceback
 from typing import Optional
 
 from jaxlint import __version__, deepstack
+from jaxlint.analysis.crossmodule import calls_project_jit
 from jaxlint.analysis.incoming import incoming_calls
 from jaxlint.analysis.file import Analysis
 from jaxlint.findings import FileResult, Finding
 from jaxlint.rules import all_rules
 from jaxlint.rules.base import apply_precedence
-from jaxlint.source import ParsedModule, SourceError, load, parse, paused_gc
+from jaxlint.source import ParsedModule, SourceError, load, mentions_jax, parse, paused_gc, read_file
 
 ISSUE_URL = "https://github.com/jaxlint/jaxlint/issues"
 
@@ -141,7 +142,11 @@ def lint_file(path: str, config=None, rules=None, data: Optional[bytes] = None,
 def _lint_file(path, config, rules, data, honour_noqa, project=None, externals=()) -> FileResult:
     result = FileResult(path=path)
     try:
-        parsed = load(path, data, config, force=bool(externals))
+        if data is None:
+            data = read_file(path)
+        force = bool(externals) or (project is not None and not mentions_jax(data, config)
+                                    and calls_project_jit(project, path, data, config, result.depends))
+        parsed = load(path, data, config, force=force)
     except SourceError as exc:
         result.error, result.error_line, result.error_col = exc.message, exc.line, exc.col
         return result

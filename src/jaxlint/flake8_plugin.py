@@ -14,6 +14,7 @@ from jaxlint import __version__, deepstack
 from jaxlint.config import (DEFAULT_THRESHOLD, Config, ConfigError, parse_jit_decorators,
                             parse_threshold)
 from jaxlint.engine import analyse_tree, file_noqa, file_suppressed, internal_error_text
+from jaxlint.analysis.crossmodule import calls_project_jit
 from jaxlint.analysis.incoming import incoming_calls
 from jaxlint.project import project_of
 from jaxlint.source import markers, paused_gc
@@ -74,8 +75,9 @@ class JaxlintChecker:
             if not self._mentions_jax():
                 # a helper that never names jax may still run under another module's jitted step
                 externals = incoming_calls(project, self.filename, self.config) if project is not None else ()
-                if not externals:
-                    return
+                if not externals and not (project is not None and calls_project_jit(
+                        project, self.filename, "".join(self.lines).encode(), self.config)):
+                    return        # ... or call another module's jitted function
             with paused_gc():   # flake8's tree has no cycles: see source.paused_gc
                 findings = deepstack.call(analyse_tree, self.tree, self.filename, self.config, None,
                                           self.lines, project=project, externals=externals)

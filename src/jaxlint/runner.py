@@ -202,7 +202,7 @@ def _add_importers(universe: dict, jobs, cache) -> None:
 def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache]):
     """Fill `report` from the cache, or return (report, key, task) for the analysis to do."""
     path, config = report.path, report.config
-    if not path.endswith(".ipynb") and not mentions_jax(data, config):
+    if not path.endswith(".ipynb") and not mentions_jax(data, config) and not _calls_project_jit(path, data, config):
         report.result.notes.append(SKIP_NOTE)   # cannot hold a traced function (--verbose says so)
         return None
     key = found = None
@@ -216,6 +216,17 @@ def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache]):
         return None
     root = _root_of(path) if config.project_analysis else None
     return report, key, (path, data, config, root)
+
+
+def _calls_project_jit(path: str, data: bytes, config: Config) -> bool:
+    """A module that never names jax but calls another module's jitted function is linted."""
+    if not config.project_analysis:
+        return False
+    project = _project(_root_of(path))
+    if project is None:
+        return False
+    from jaxlint.analysis.crossmodule import calls_project_jit
+    return calls_project_jit(project, path, data, config)
 
 
 def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = None,

@@ -199,6 +199,34 @@ def may_jit(project, path: str, name: str, config=None) -> bool:
                                frozenset(), repr(sorted(wrappers.items())))
 
 
+def calls_project_jit(project, path: str, data: bytes, config=None, depends: Optional[dict] = None) -> bool:
+    """Does a module that never mentions jax call a jitted function of another module of the
+    project (`from .model import step` ... `step(x)`, `model.step(x)`)? Read from its import
+    statements and text, without parsing it; the modules looked into go in `depends`."""
+    from jaxlint.project import import_bindings, top_level_imports
+    text = data.decode("utf-8", "replace")
+    for local, dotted in import_bindings(top_level_imports(data)).items():
+        name = project.absolute(dotted, path)
+        if name is None or not project.may_hold(name, path):
+            continue
+        module = project.module_path(name, path)
+        if module is not None:         # `from . import model` ... `model.step(x)`
+            attrs = set(re.findall(rf"(?<![\w.]){re.escape(local)}\.(\w+)\s*\(", text))
+            if attrs and depends is not None:
+                depends[os.path.abspath(module)] = file_digest(module)
+            if any(may_jit(project, module, attr, config) for attr in attrs):
+                return True
+            continue
+        target = project.resolve(dotted, path)
+        if target is None or not re.search(rf"(?<![\w.]){re.escape(local)}\s*\(", text):
+            continue
+        if depends is not None:
+            depends[os.path.abspath(target.path)] = file_digest(target.path)
+        if may_jit(project, target.path, target.name, config):
+            return True
+    return False
+
+
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)
 _ASSIGNED = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 

@@ -1,0 +1,2 @@
+DECAY = 0.5
+EPOCHS = 3

@@ -1,0 +1,5 @@
+from . import config
+
+
+def step_decay(lr):
+    return lr * config.DECAY

@@ -1,0 +1,7 @@
+import jax.numpy as jnp
+
+from lrsched.train import train
+
+print(train(jnp.zeros(3), [jnp.ones(3)] * 2))
+
+# expected compiles: sgd_step=1
