@@ -303,6 +303,26 @@ OPTAX_FACTORIES = frozenset("optax." + _name for _name in (
     "warmup_exponential_decay_schedule", "with_extra_args_support", "yogi", "zero_nans",
 ))
 
+# Datasets loaded by name: their size is not in the file. A ragged last batch (JAX303) is
+# reported for one only when its size is known here and the batch size does not divide it
+# (sizes as the libraries document them: tfds catalog, torchvision docs).
+NAMED_DATASET_LOADERS = {"tensorflow_datasets.load", "tensorflow_datasets.builder", "datasets.load_dataset"}
+NAMED_DATASET_PREFIXES = ("torchvision.datasets.", "tensorflow.keras.datasets.", "keras.datasets.")
+WELL_KNOWN_SIZES = {
+    ("mnist", "train"): 60000, ("mnist", "test"): 10000,
+    ("fashion_mnist", "train"): 60000, ("fashion_mnist", "test"): 10000,
+    ("kmnist", "train"): 60000, ("kmnist", "test"): 10000,
+    ("cifar10", "train"): 50000, ("cifar10", "test"): 10000,
+    ("cifar100", "train"): 50000, ("cifar100", "test"): 10000,
+    ("imagenet2012", "train"): 1281167, ("imagenet2012", "validation"): 50000,
+    ("glue/sst2", "train"): 67349, ("glue/sst2", "validation"): 872, ("glue/sst2", "test"): 1821,
+}
+# torchvision's class names for the datasets above.
+TORCHVISION_NAMES = {"MNIST": "mnist", "FashionMNIST": "fashion_mnist", "KMNIST": "kmnist",
+                     "CIFAR10": "cifar10", "CIFAR100": "cifar100"}
+# tf.data methods that keep the number of elements.
+SIZE_KEEPING_METHODS = {"map", "prefetch", "cache", "shuffle", "as_numpy_iterator", "with_options"}
+
 # Dataset loaders that batch when given a batch size, keeping the last partial batch
 # (tensorflow_datasets.load: batch_size=-1 means the whole split as one array).
 BATCHING_LOADS = {"tensorflow_datasets.load": "batch_size"}

@@ -199,6 +199,8 @@ class BatchSources(Shown):
             values = self.values(size, ctx) if size is not None else None
             if values is not None and values.complete and values.known and all(
                     isinstance(v, int) and v > 0 for v in values.known):
+                if self.named_divides(self._catalog_size(call, call, ctx), size, ctx, call.lineno):
+                    return None
                 return f"{name}(..., batch_size=...) at line {call.lineno}, which keeps the last partial batch"
             return None
         func = call.func
@@ -260,6 +262,8 @@ class BatchSources(Shown):
         size = args[1] if len(args) > 1 else given.get("batch_size")
         if dataset is not None and size is not None and self.sized_by_batch(dataset, size, ctx, line):
             return None
+        if dataset is not None and self.named_divides(self.named_dataset(dataset, ctx), size, ctx, line):
+            return None
         keyword, good = api.RAGGED_LOADERS["torch.utils.data.DataLoader"]
         if keyword in given:
             value = self.truth(given[keyword], ctx)
@@ -276,6 +280,9 @@ class BatchSources(Shown):
         position = api.TF_BATCH_METHODS[call.func.attr]
         if self._repeats_forever(call.func.value, ctx):
             return None          # `.repeat().batch(n)`: an endless stream of full batches
+        size = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "batch_size"), None)
+        if self.named_divides(self.named_dataset(call.func.value, ctx), size, ctx, call.lineno):
+            return None
         return self._keyword_false(call, keyword, position, ctx,
                                    f"a tf.data pipeline whose .{call.func.attr}() has no "
                                    f"{keyword}=True (line {call.lineno})")
@@ -324,6 +331,75 @@ class BatchSources(Shown):
                     if found is not None:
                         todo.append(found)
         return False
+
+    # -- datasets loaded by name -----------------------------------------------------------------
+    def named_dataset(self, node, ctx, depth=0):
+        """For a dataset loaded by name (`tfds.load("mnist", split="test")`, `builder.as_dataset(
+        "test")`, `torchvision.datasets.MNIST(..., train=False)`, through names, attributes and
+        size-keeping tf.data methods): its size when well known, else 0 (named, size not known).
+        None when it is not a dataset loaded by name."""
+        if depth > 8:
+            return None
+        if isinstance(node, ast.Name):
+            found = self.lookup(node.id, ctx)
+            return self.named_dataset(found[0], found[1], depth + 1) if found is not None else None
+        if isinstance(node, ast.Attribute):
+            for value, where in self.attribute_values(node, ctx):
+                found = self.named_dataset(value, where, depth + 1)
+                if found is not None:
+                    return found
+            return None
+        if not isinstance(node, ast.Call):
+            return None
+        name = self.imports.resolve(node.func) or ""
+        if name.startswith(api.NAMED_DATASET_PREFIXES):
+            short = api.TORCHVISION_NAMES.get(name.rsplit(".", 1)[-1])
+            train = next((k.value for k in node.keywords if k.arg == "train"), None)
+            split = "train" if train is None or self.truth(train, ctx) is True else \
+                "test" if self.truth(train, ctx) is False else None
+            return api.WELL_KNOWN_SIZES.get((short, split), 0)
+        if name in api.NAMED_DATASET_LOADERS:
+            return self._catalog_size(node, node, ctx)
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr == "as_dataset":
+                source = func.value
+                if isinstance(source, ast.Name):
+                    found = self.lookup(source.id, ctx)
+                    source = found[0] if found is not None else source
+                if isinstance(source, ast.Call) and self.imports.resolve(source.func) == "tensorflow_datasets.builder":
+                    return self._catalog_size(source, node, ctx)
+                return None
+            inner = self.named_dataset(func.value, ctx, depth + 1)
+            if inner is None:
+                return None
+            return inner if func.attr in api.SIZE_KEEPING_METHODS else 0
+        return None
+
+    def _catalog_size(self, named, split_call, ctx) -> int:
+        """The well-known size of `tfds.load("cifar100", split="test")`, else 0."""
+        title = named.args[0] if named.args else next((k.value for k in named.keywords if k.arg == "name"), None)
+        split = next((k.value for k in split_call.keywords if k.arg == "split"), None)
+        if split is None and split_call is not named and split_call.args:
+            split = split_call.args[0]
+        if not (isinstance(title, ast.Constant) and isinstance(title.value, str)
+                and isinstance(split, ast.Constant) and isinstance(split.value, str)):
+            return 0
+        return api.WELL_KNOWN_SIZES.get((title.value.split(":")[0], split.value), 0)
+
+    def named_divides(self, named, size, ctx, line) -> bool:
+        """Say nothing about a dataset loaded by name unless its size is known and the batch
+        size does not divide it (a note says why)."""
+        if named is None:
+            return False
+        sizes = self.values(size, ctx) if size is not None else None
+        known = sizes is not None and sizes.complete and sizes.known and all(
+            isinstance(v, int) and v > 0 for v in sizes.known)
+        if named and known and any(named % v for v in sizes.known):
+            return False
+        why = "the batch size divides it" if named and known else "its size is not shown in the file"
+        self.notes.append(f"JAX303 not reported for line {line}: a dataset loaded by name, and {why}")
+        return True
 
     def _repeats_forever(self, node, ctx) -> bool:
         """Is there a `.repeat()` with no count earlier in the pipeline (through its names)?"""

@@ -27,8 +27,11 @@ class RaggedBatch(Rule):
         `full + bool(leftover)` from `divmod`), where `n` is not known to be a multiple of `bs`.
         Batches drawn with `next(it)` from such a source count too. The finding is at the jitted call, also when the loop hands the batch to
         a helper that makes it. Not flagged: a loop that handles its last window itself
-        (`if i + bs > n:`), data padded or cut to a multiple of the batch size, and a flag whose
-        value the file does not show.
+        (`if i + bs > n:`), data padded or cut to a multiple of the batch size, a flag whose
+        value the file does not show, and a dataset loaded by name (`tfds.load("mnist")`,
+        `torchvision.datasets.CIFAR10(...)`) whose size is not well known or is a multiple of the
+        batch size (the splits of MNIST, Fashion-MNIST, KMNIST, CIFAR-10/100, ImageNet and SST-2 are
+        known).
     """
     why = """
         A new input shape is a new cache entry: the smaller last batch traces and compiles the
