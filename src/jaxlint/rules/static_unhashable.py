@@ -8,9 +8,12 @@ from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 from jaxlint.rules.static_args import resolve_value, unhashable_kind
 
+# Annotations whose every value is unhashable. `Sequence` and `Mapping` are not among them: a
+# tuple is a Sequence, so the calls decide (a call passing a list is reported where it is made).
 _UNHASHABLE_ANNOTATIONS = {"list", "dict", "set", "List", "Dict", "Set", "typing.List", "typing.Dict",
                            "typing.Set", "np.ndarray", "numpy.ndarray", "jax.Array", "jnp.ndarray",
-                           "Sequence", "typing.Sequence", "MutableSequence", "Mapping", "typing.Mapping"}
+                           "MutableSequence", "typing.MutableSequence", "MutableMapping",
+                           "typing.MutableMapping"}
 
 
 class StaticUnhashable(Rule):
@@ -22,8 +25,9 @@ class StaticUnhashable(Rule):
         Flags a call passing a list/dict/set display or comprehension, a NumPy or JAX array, or an
         instance of a non-frozen `@dataclass` to a static parameter (directly or through a
         variable), and static parameters annotated with such types, unless a call in the file
-        passes that parameter a hashable value (a tuple for a `Sequence[int]`: the annotation is
-        looser than the values, and a call passing a list is reported where it is made).
+        passes that parameter a hashable value (a tuple for a `list[int]`: the annotation is looser
+        than the values, and a call passing a list is reported where it is made). `Sequence[...]`
+        and `Mapping[...]` annotations are not flagged by themselves: a tuple is a Sequence.
     """
     why = """
         Static arguments are dictionary keys of jit's cache, so they must be hashable. JAX raises
@@ -166,8 +170,8 @@ def _hashable(analysis, site, node, depth=0) -> bool:
     value = resolve_value(analysis, site, node) if depth < 4 else None
     if isinstance(value, ast.Constant):
         return True
-    if isinstance(value, ast.Tuple):
-        return all(_hashable(analysis, site, e, depth + 1) for e in value.elts)
+    if isinstance(value, ast.Tuple):       # unknown elements: a display inside is what breaks it
+        return not any(type(e) in _DISPLAYS for e in value.elts)
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
         and value.func.id in ("tuple", "frozenset") and value.func.id not in analysis.index.module_names
 
