@@ -132,8 +132,8 @@ class JitPerCall(Rule):
             if changed is None:
                 return Finding(
                     code=self.code, line=site.lineno, col=site.col_offset, function=entry.name,
-                    message=f"jax.jit is applied to {what} on every repetition",
-                    detail=(f"jax.jit is applied to {what}, {ctx.reason}: a new function object "
+                    message=f"{entry.wrapper} is applied to {what} on every repetition",
+                    detail=(f"{entry.wrapper} is applied to {what}, {ctx.reason}: a new function object "
                             f"each time, so every call traces and compiles the same program again. "
                             f"Fix: define the function once at module level (pass changing values "
                             f"as arguments) and jit it once"))
@@ -145,8 +145,8 @@ class JitPerCall(Rule):
                 shown = ", ".join(f"`{n}`" for n in sorted(names))
                 return Finding(
                     code=self.code, line=site.lineno, col=site.col_offset, function=entry.name,
-                    message=f"jax.jit is applied to {what} on every repetition",
-                    detail=(f"jax.jit is applied to {what}, {ctx.reason}: a new function object "
+                    message=f"{entry.wrapper} is applied to {what} on every repetition",
+                    detail=(f"{entry.wrapper} is applied to {what}, {ctx.reason}: a new function object "
                             f"each time, and {shown}, which changes with each repetition, is used in "
                             f"it only as array data, baked in as a constant: every call traces and "
                             f"compiles the same program again. Fix: jit the function once and pass "
@@ -211,14 +211,38 @@ def _memoised(analysis, entry, anchor, scope):
                 return f"built under `if` on `{sorted(stored)[0]}`, which it then fills"
     if scope is None:
         return None
-    stores = _stores(scope.node.body, held)
+    return _cache_in(scope.node, held) or _memoised_by_callers(analysis, scope)
+
+
+def _cache_in(func, held):
+    """How `func` caches what `held` names: a cache it checks and returns from early, and fills
+    with it; else None."""
+    stores = _stores(func.body, held)
     if stores:
-        for node in walk(scope.node):
+        for node in walk(func):
             if isinstance(node, ast.If) and any(isinstance(s, ast.Return) for s in node.body):
                 cached = _guarded(node.test) & stores
                 if cached:
                     return f"`{sorted(cached)[0]}` is checked and returned early, then filled"
     return None
+
+
+def _memoised_by_callers(analysis, scope):
+    """A factory that makes the jitted function, whose every call in the module is cached by the
+    caller (`if k in cache: return cache[k]` ... `f = make(k)`; `cache[k] = f`)."""
+    home = scope.parent.node if scope.parent is not None else analysis.tree
+    found = None
+    for call in walk(home):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == scope.name):
+            continue
+        holder = analysis.parents.parent_of(call)
+        names = {t.id for t in holder.targets if isinstance(t, ast.Name)} if isinstance(holder, ast.Assign) else set()
+        caller = analysis.parents.scope_of(call)
+        how = _cache_in(caller, (call, names)) if caller is not None else None
+        if how is None:
+            return None
+        found = found or f"each call of `{scope.name}` is cached by its caller: {how}"
+    return found
 
 
 def _holders(analysis, entry):
