@@ -326,3 +326,12 @@ SIZE_KEEPING_METHODS = {"map", "prefetch", "cache", "shuffle", "as_numpy_iterato
 # Dataset loaders that batch when given a batch size, keeping the last partial batch
 # (tensorflow_datasets.load: batch_size=-1 means the whole split as one array).
 BATCHING_LOADS = {"tensorflow_datasets.load": "batch_size"}
+
+# Classes whose plain Python attributes are static under a trace: an NNX object is split into its
+# Variables (the traced state) and everything else, which is graph metadata, concrete inside the
+# trace (`self.output_shape = (28, 28)` reshapes fine under nnx.jit). Checked with flax 0.12.
+STATIC_ATTRIBUTE_BASES = {"nnx.Module", "nnx.Object", "nnx.Pytree"}
+# Annotations of a value that is an array (traced when the object is), not metadata.
+ARRAY_ANNOTATIONS = {"jax.Array", "jnp.ndarray", "np.ndarray", "jax.numpy.ndarray", "numpy.ndarray", "Array",
+                     "chex.Array", "jaxtyping.Array"}
+

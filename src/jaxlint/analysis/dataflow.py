@@ -599,6 +599,8 @@ class FunctionRun:
                 return UNKNOWN_V      # an unknown attribute of an array (a method object)
             if n.attr in self.flow.index.static_fields:
                 return STATIC_V       # declared static in a pytree class of this module
+            if base.cls is not None and self.flow.index.metadata_attribute(base.cls, n.attr):
+                return STATIC_V       # plain metadata of an NNX object: static under the trace
             return vals.copy(base, leaf=MAYBE, elts=None, boolish=False, fields=None, cls=None,
                              path=base.path[:-1] + (f"{base.path[-1]}.{n.attr}",) if base.path else base.path)
         return UNKNOWN_V

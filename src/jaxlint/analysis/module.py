@@ -10,6 +10,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
+from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.api_tables import NUMPY_ARRAY_RESULTS
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.semantic import BindingKind, SemanticModel
@@ -312,6 +313,45 @@ class ModuleIndex:
             cache[key] = held[0] if one else None
         return cache[key]
 
+    def metadata_attribute(self, cls: "ClassInfo", attr: str) -> bool:
+        """Is `self.attr` plain metadata of an object whose framework keeps such attributes static
+        (an NNX Module: api.STATIC_ATTRIBUTE_BASES)? Every assignment to it in the class's methods
+        is a literal, a display of literals and names, or a parameter of the method not annotated
+        as an array."""
+        if not self._has_static_attributes(cls, 0):
+            return False
+        values = self.attribute_assignments(cls, attr)
+        if not values:
+            return False
+        for method in cls.methods.values():
+            for value in self._assigned_in(method, attr):
+                if not _metadata_value(value, method.node.args, self.imports):
+                    return False
+        return True
+
+    def _has_static_attributes(self, cls: "ClassInfo", depth: int) -> bool:
+        if depth > 8:
+            return False
+        for base in cls.bases:
+            if base in api.STATIC_ATTRIBUTE_BASES:
+                return True
+            other = self.top_classes.get(base)
+            if other is not None and other is not cls and self._has_static_attributes(other, depth + 1):
+                return True
+        return False
+
+    @staticmethod
+    def _assigned_in(method: FuncInfo, attr: str) -> list:
+        found = []
+        for node in walk(method.node):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else ()
+            for target in targets:
+                if isinstance(target, ast.Attribute) and target.attr == attr and \
+                        isinstance(target.value, ast.Name) and target.value.id == "self":
+                    found.append(None if isinstance(node, ast.AugAssign) else getattr(node, "value", None))
+        return found
+
     def attribute_assignments(self, cls: "ClassInfo", attr: str) -> list:
         """The values the class's methods assign to `self.attr` (None for an augmented one). One
         walk of the class's methods answers every attribute."""
@@ -547,4 +587,22 @@ def _small_literal(node) -> bool:
     return node.end_lineno - node.lineno <= 200 and \
         len(getattr(node, "elts", None) or getattr(node, "keys", None) or ()) <= 1000
 
+
+def _metadata_value(value, args: ast.arguments, imports) -> bool:
+    """A value that is Python metadata, not an array: a literal, a tuple/list display of such
+    values, or a parameter of the method not annotated as an array (nor a Variable); when unsure,
+    metadata (a finding needs evidence)."""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return all(_metadata_value(e, args, imports) for e in value.elts)
+    if isinstance(value, ast.Name):
+        for a in args.posonlyargs + args.args + args.kwonlyargs:
+            if a.arg == value.id:
+                if a.annotation is None:
+                    return True       # unannotated: sizes and flags far more often than arrays
+                text = imports.resolve(a.annotation.value if isinstance(a.annotation, ast.Subscript)
+                                       else a.annotation) or ast.unparse(a.annotation)
+                return text not in api.ARRAY_ANNOTATIONS and "Variable" not in text and "Param" not in text
+    return False
 

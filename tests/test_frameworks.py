@@ -1,0 +1,58 @@
+"""What frameworks keep static under their own transforms, as the analysis knows it.
+
+An NNX object passed to `nnx.jit` is split into its Variables (traced) and everything else (graph
+metadata, concrete inside the trace): `self.output_shape` set from a constructor argument is a
+tuple there, `self.w = nnx.Param(...)` is traced. (Checked with flax 0.12 on JAX 0.10.2: the
+first program below runs; a Python `if` on the Param raises TracerBoolConversionError.)
+"""
+
+import textwrap
+
+from jaxlint.engine import lint_source
+
+NNX = """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+
+class Decoder(nnx.Module):
+    def __init__(self, latent: int, output_shape: tuple, *, rngs: nnx.Rngs):
+        self.output_shape = output_shape
+        self.scale = 2
+        self.linear = nnx.Linear(latent, 784, rngs=rngs)
+        self.w = nnx.Param(jnp.ones(3))
+
+    def generate(self, z):
+        logits = jnp.reshape(self.linear(z), (-1, *self.output_shape))
+        return nnx.sigmoid(logits) * self.scale
+{extra}
+
+@nnx.jit
+def sample(model: Decoder, z):
+    return model.generate(z)
+"""
+
+
+def _codes(extra: str = "") -> list:
+    source = textwrap.dedent(NNX).format(extra=textwrap.indent(textwrap.dedent(extra), "    "))
+    return [(f.code, f.line) for f in lint_source(source, "nnx_model.py").findings]
+
+
+def test_nnx_metadata_attributes_are_static_under_nnx_jit():
+    assert _codes() == []
+
+
+def test_nnx_variables_stay_traced():
+    extra = """
+    def gated(self, z):
+        if self.w.mean() > 0:
+            return z
+        return -z
+    """
+    source_codes = _codes(extra.replace("def gated", "def generate_gated"))
+    assert source_codes == [], source_codes       # not called from the jitted function: silent
+    called = NNX.replace("return model.generate(z)", "return model.gated(z)")
+    source = textwrap.dedent(called).format(extra=textwrap.indent(textwrap.dedent(extra), "    "))
+    codes = [f.code for f in lint_source(source, "nnx_model.py").findings]
+    assert "JAX101" in codes, codes
