@@ -3,7 +3,7 @@
 import ast
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, NameScope, ScopeKind
+from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
 from jaxlint.analysis.syntax import LineFilter, pruned_walk
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
@@ -22,7 +22,10 @@ class PrngKeyReuse(Rule):
         sampler: each iteration draws the same numbers). `fold_in` does not consume a key; a
         rebinding (`key, sub = jax.random.split(key)`) starts a new value. Two identical calls
         on one key (a reproducibility check) are not flagged, except `split`: two equal splits
-        hand out the same subkeys twice.
+        hand out the same subkeys twice. A function of the module that always draws from one of
+        its parameters (`def init_params(key, n): return jax.random.normal(key, (n,))`) consumes
+        the key passed there, like a sampler; such a function called with one fixed key in every
+        iteration of a loop is not flagged (an evaluation key, a sweep over settings).
     """
     why = """
         A key is a value, not a stream: the same key gives the same bits. Two samplers on one key
@@ -125,6 +128,13 @@ def _reuses(analysis):
                 consumers[id(key)] = (node, key)
     if not consumers:
         return
+    drawing = _drawing_functions(analysis, consumers.values())
+    if drawing:
+        for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, set(drawing))):
+            if isinstance(node, ast.Call):
+                key = _consumed_key(analysis, node, drawing)
+                if key is not None:
+                    consumers.setdefault(id(key), (node, key))
     model = analysis.model
     reported = set()
     for call, key in sorted(consumers.values(), key=lambda item: (item[0].lineno, item[0].col_offset)):
@@ -140,6 +150,8 @@ def _reuses(analysis):
             if second is not call and ast.dump(second) == ast.dump(call) \
                     and _name(analysis, call) != "jax.random.split":
                 continue      # the same draw twice: a reproducibility check (two equal splits are not)
+            if second is call and not _name(analysis, call).startswith("jax.random."):
+                continue      # a helper given one fixed key per iteration: an evaluation key, a sweep
             reported.add(id(node))
             yield call, second, node
             break
@@ -149,16 +161,65 @@ def _name(analysis, call) -> str:
     return analysis.imports.resolve(call.func) or ast.unparse(call.func)
 
 
-def _consumed_key(analysis, call):
-    """The Name node of the key a jax.random call consumes, or None."""
+def _consumed_key(analysis, call, drawing=None):
+    """The Name node of the key a call consumes, or None: a jax.random call's key, or the key
+    argument of a function of the module that draws from that parameter (`drawing`: see
+    _drawing_functions; computed here when not given)."""
     qual = analysis.imports.resolve(call.func) or ""
-    if not qual.startswith("jax.random.") or qual in api.KEY_NOT_CONSUMED:
+    if qual.startswith("jax.random."):
+        if qual in api.KEY_NOT_CONSUMED:
+            return None
+        if call.args and not isinstance(call.args[0], ast.Starred):
+            node = call.args[0]
+        else:
+            node = next((kw.value for kw in call.keywords if kw.arg == "key"), None)
+        return node if isinstance(node, ast.Name) else None
+    if qual or not isinstance(call.func, ast.Name):
         return None
-    if call.args and not isinstance(call.args[0], ast.Starred):
-        node = call.args[0]
-    else:
-        node = next((kw.value for kw in call.keywords if kw.arg == "key"), None)
+    if drawing is None:
+        drawing = _drawing_functions(analysis)
+    found = drawing.get(call.func.id)
+    if found is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    index, param = found
+    node = call.args[index] if index < len(call.args) else \
+        next((kw.value for kw in call.keywords if kw.arg == param), None)
     return node if isinstance(node, ast.Name) else None
+
+
+def _drawing_functions(analysis, consumers=None) -> dict:
+    """name -> (position, parameter) of each module-level function that hands a parameter, never
+    rebound, to a jax.random call that consumes it: calling it consumes the key passed there
+    (`init_params(key, n)` draws from `key`)."""
+    if consumers is None:
+        words = {"random"} | {local for local, target in analysis.imports.aliases.items()
+                              if target.startswith("jax.random")}
+        consumers = []
+        for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words)):
+            if isinstance(node, ast.Call):
+                key = _consumed_key(analysis, node, {})
+                if key is not None:
+                    consumers.append((node, key))
+    model = analysis.model
+    found = {}
+    for call, key in consumers:
+        scope = model.scope_of(call)
+        func = scope.node
+        if not isinstance(func, ast.FunctionDef) or func.name in found:
+            continue
+        home = analysis.module_def(func.name)
+        if home is None or home[0] is not func:
+            continue
+        path = scope.path_of.get(id(model.statement_of(call)), ())
+        if any(isinstance(block, (ast.If, ast.Try, ast.Match, ast.While)) for block, _ in path):
+            continue          # draws on some paths only
+        bindings = scope.by_name.get(key.id, ())
+        if not bindings or any(b.kind is not BindingKind.PARAMETER for b in bindings):
+            continue
+        positional = [a.arg for a in func.args.posonlyargs + func.args.args]
+        if key.id in positional:
+            found[func.name] = (positional.index(key.id), key.id)
+    return found
 
 
 # -- the fix's helpers ---------------------------------------------------------------------------
