@@ -1,5 +1,6 @@
 """JAX302 unrolled-loop."""
 
+import ast
 import itertools
 import math
 
@@ -67,7 +68,7 @@ class UnrolledLoop(Rule):
                     continue
                 reason = f"it runs {count} iterations (threshold {threshold})"
             elif all(b.state == vals.STATIC for b in bounds) and sink.frame.entry_kind.startswith("jit") \
-                    and not sink.frame.chain:
+                    and not sink.frame.origin:
                 reason = self._static_reason(analysis, analysis.shown, sink, threshold)
             if reason is None:
                 continue
@@ -83,13 +84,25 @@ class UnrolledLoop(Rule):
         the threshold, stay silent when every value shown is below it, and when the file shows
         none, report a loop over a bare static parameter (its length is a compile-time constant)."""
         loop = sink.node
-        entry = _entry_of(analysis, sink)
-        if entry is None:
-            return None
-        args = loop.iter.args
+        stop = sink.value
+        bare = stop.text[7:] if stop.text.startswith("static:") else None
+        if sink.frame.chain:
+            # a helper's loop over a static parameter of the jitted function that called it:
+            # its values are those the entry's calls pass for that parameter
+            entry = _jitted_named(analysis, sink.frame.entry)
+            if entry is None or bare is None or bare not in entry.func.params or len(loop.iter.args) != 1:
+                return None
+            args = [ast.Name(id=bare, ctx=ast.Load())]
+            where_loop = entry.node.lineno
+        else:
+            entry = _entry_of(analysis, sink)
+            if entry is None:
+                return None
+            args = loop.iter.args
+            where_loop = loop.lineno
         most = None          # (count, call line or None)
         for line, bound in _scenarios(analysis, entry):
-            ctx = Ctx(entry.node, loop.lineno, bound)
+            ctx = Ctx(entry.node, where_loop, bound)
             parts = [shown.values(a, ctx) for a in args]
             if not all(p.known for p in parts) or math.prod(len(p.known) for p in parts) > 64:
                 continue
@@ -98,8 +111,6 @@ class UnrolledLoop(Rule):
                     count = _count(*combo)
                     if most is None or count > most[0]:
                         most = (count, line)
-        stop = sink.value
-        bare = stop.text[7:] if stop.text.startswith("static:") else None
         if most is not None:
             count, line = most
             where = f"the arguments of the call at line {line}" if line else "the defaults"
@@ -112,6 +123,12 @@ class UnrolledLoop(Rule):
         if bare:
             return f"`{bare}` is a static parameter: the loop length is a compile-time constant"
         return None
+
+
+def _jitted_named(analysis, name):
+    """The module's one jitted def entry called `name`, or None."""
+    found = [e for e in analysis.entries if e.is_jit and e.func is not None and e.name == name]
+    return found[0] if len(found) == 1 else None
 
 
 def _count(*bounds) -> int:
