@@ -225,6 +225,17 @@ class Analysis:
         module of the project that `func` (`helper` imported from it, or `mod.helper`) names,
         else None (project analysis only; the module read is recorded in `depends`). The other
         module's analysis is read-only: its traces are not run."""
+        found = self.imported_target(func)
+        if found is None:
+            return None
+        other, name = found
+        found = other.module_def(name)
+        return (other,) + found if found is not None else None
+
+    def imported_target(self, func) -> Optional[tuple]:
+        """(analysis of its module, name there) of what `func` (`helper` imported from another
+        module of the project, or `mod.helper`) names, else None (project analysis only; the
+        module read is recorded in `depends`)."""
         view = self.flow.external
         if view is None or not isinstance(func, (ast.Name, ast.Attribute)):
             return None
@@ -233,10 +244,7 @@ class Analysis:
             return None
         other = module_analysis(view.project, target.path, self.config)
         self.depends[os.path.abspath(target.path)] = file_digest(target.path)
-        if other is None:
-            return None
-        found = other.module_def(target.name)
-        return (other,) + found if found is not None else None
+        return (other, target.name) if other is not None else None
 
     def module_def(self, name: str) -> Optional[tuple]:
         """(def node, jitted) of the function the module binds once, at module level, to `name`
@@ -546,14 +554,21 @@ class Analysis:
         return not cls.node.keywords and self._plain_bases(cls, set())
 
     def _plain_bases(self, cls, seen) -> bool:
-        if cls.name in seen:
+        """No base of `cls` makes it a pytree: each is `object` or a plain class of this module or
+        of another module of the project (read there)."""
+        if id(cls.node) in seen:
             return False
-        seen.add(cls.name)
-        for base in cls.bases:
+        seen.add(id(cls.node))
+        for base, node in zip(cls.bases, cls.node.bases):
             if base in ("object", "builtins.object"):
                 continue
-            other = self.index.classes.get(base)
-            if other is None or other.node.keywords or not self._plain_bases(other, seen):
+            home, other = self, self.index.classes.get(base)
+            if other is None:
+                found = self.imported_target(node)
+                if found is None:
+                    return False
+                home, other = found[0], found[0].index.classes.get(found[1])
+            if other is None or other.node.keywords or not home._plain_bases(other, seen):
                 return False
             if "__init_subclass__" in other.methods:
                 return False        # it runs for every subclass, and may register it as a pytree
