@@ -12,6 +12,7 @@ than a few calls deep, a loop that handles its last window itself: no ragged bat
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -52,6 +53,7 @@ class BatchSources(Shown):
         super().__init__(analysis)
         self.notes: list = []
         self._hf = analysis.imports.mentions("datasets")
+        self._readers: dict = {}      # id(analysis of another module) -> (analysis, its BatchSources)
 
     # -- loops --------------------------------------------------------------------------------
     def ragged_loop(self, loop) -> Optional[RaggedLoop]:
@@ -70,8 +72,13 @@ class BatchSources(Shown):
         source = self.ragged(iterable, ctx) if by_range is None else None
         if source is None:
             return self._next_batches(loop, body, ctx)
-        names = set(target_names(target))
-        return RaggedLoop(loop, source, _derived_names(body, names, self._is_step_call))
+        derived = _derived_names(body, set(target_names(target)), self._is_step_call)
+        padded = _pads_short_batch(body, derived)
+        if padded is not None:
+            self.notes.append(f"JAX303 not reported for the loop at line {loop.lineno}: it brings a "
+                              f"short batch to full size itself (the `if` at line {padded})")
+            return None
+        return RaggedLoop(loop, source, derived)
 
     def _counter_batches(self, loop, ctx) -> Optional[RaggedLoop]:
         """`while start < n: f(x[start:start + bs]); start += bs`: a range loop written by hand."""
@@ -159,6 +166,9 @@ class BatchSources(Shown):
     # -- where an iterable comes from ---------------------------------------------------------
     def ragged(self, expr, ctx: Ctx) -> Optional[str]:
         """Why iterating over `expr` can give a smaller last batch, or None."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.ragged(expr, ctx)
         if ctx.depth > MAX_DEPTH or expr is None or not self.spend():
             return None
         if isinstance(expr, ast.Name):
@@ -220,6 +230,9 @@ class BatchSources(Shown):
             target = self.function_of(func, ctx)
             if target is not None:
                 return self._ragged_function(target, call, ctx)
+            elsewhere = self._imported_ragged(call, ctx)
+            if elsewhere is not None:
+                return elsewhere or None
             if name in api.BATCH_PASS_THROUGH or attr in api.BATCH_PASS_THROUGH_METHODS:
                 return self.ragged(func.value, ctx.deeper()) if attr in api.BATCH_PASS_THROUGH_METHODS \
                     else self._first_ragged_argument(call, ctx)
@@ -232,10 +245,38 @@ class BatchSources(Shown):
             target = self.function_of(func, ctx)
             if target is not None:
                 return self._ragged_function(target, call, ctx)
+            elsewhere = self._imported_ragged(call, ctx)
+            if elsewhere is not None:
+                return elsewhere or None
             if name in api.BATCH_PASS_THROUGH or (not name and func.id in api.BATCH_PASS_THROUGH_BUILTINS
                                                   and not self._is_local(func.id, ctx)):
                 return self._first_ragged_argument(call, ctx)
         return None
+
+    def _imported_ragged(self, call, ctx) -> Optional[str]:
+        """A call of a function or class another module of the project defines (a loader or a
+        batch generator of `data.py`), read in that module with this call's arguments: why it
+        gives ragged batches, "" when it does not, None when it is not such a call."""
+        found = self.analysis.imported_target(call.func)
+        if found is None or ctx.depth >= MAX_DEPTH:
+            return None
+        other, name = found
+        reader = self._reader_of(other)
+        cls = other.index.classes.get(name)
+        if cls is not None:
+            why = reader._ragged_class(cls, call, self.stamped(ctx))
+        else:
+            home = other.module_def(name)
+            info = other.index.by_node.get(id(home[0])) if home is not None and not home[1] else None
+            if info is None:
+                return None
+            why = reader._ragged_function(info, call, self.stamped(ctx))
+        return f"{why} (lines of {os.path.basename(other.path)})" if why else ""
+
+    def _reader_of(self, other) -> "BatchSources":
+        if id(other) not in self._readers:
+            self._readers[id(other)] = (other, BatchSources(other))
+        return self._readers[id(other)][1]
 
     def _first_ragged_argument(self, call, ctx) -> Optional[str]:
         for arg in list(call.args) + [k.value for k in call.keywords if k.arg]:
@@ -310,6 +351,9 @@ class BatchSources(Shown):
     def sized_by_batch(self, dataset, size, ctx, line) -> bool:
         """Is the dataset's length computed from the batch size (`x[:n // bs * bs]`,
         `select(range(bs * k))`)? Then it is meant to be a multiple: say nothing."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.sized_by_batch(dataset, size, ctx, line)
         if not isinstance(size, ast.Name):
             return False
         names = {size.id}
@@ -338,6 +382,9 @@ class BatchSources(Shown):
         "test")`, `torchvision.datasets.MNIST(..., train=False)`, through names, attributes and
         size-keeping tf.data methods): its size when well known, else 0 (named, size not known).
         None when it is not a dataset loaded by name."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.named_dataset(node, ctx, depth)
         if depth > 8:
             return None
         if isinstance(node, ast.Name):
@@ -403,10 +450,14 @@ class BatchSources(Shown):
 
     def _repeats_forever(self, node, ctx) -> bool:
         """Is there a `.repeat()` with no count earlier in the pipeline (through its names)?"""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home._repeats_forever(node, ctx)
         for _ in range(24):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if node.func.attr == "repeat" and not node.args and not node.keywords:
-                    return True
+                if node.func.attr == "repeat" and not node.keywords and (not node.args or (
+                        len(node.args) == 1 and self.values(node.args[0], ctx) == Values.of(None))):
+                    return True      # `.repeat()`, `.repeat(count)` with count None: forever
                 node = node.func.value
             elif isinstance(node, ast.Name):
                 found = self.lookup(node.id, ctx)
@@ -464,6 +515,9 @@ class BatchSources(Shown):
     def returned_element(self, node, ctx) -> list:
         """`make_loaders(...)[1]` (also what `a, b = make_loaders(...)` binds): element `i` of each
         tuple the helper returns, as (expression, ctx) pairs; [] for anything else."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.returned_element(node, ctx)
         if not (isinstance(node.value, ast.Call) and isinstance(node.slice, ast.Constant)
                 and isinstance(node.slice.value, int)) or ctx.depth >= MAX_DEPTH:
             return []
@@ -598,6 +652,9 @@ class BatchSources(Shown):
 
     def known_multiple(self, stop, step, ctx) -> bool:
         """Is `stop` provably a multiple of `step` (or cut down to one before the loop)?"""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.known_multiple(stop, step, ctx)
         stops, steps = self.values(stop, ctx), self.values(step, ctx)
         if steps.complete and steps.known == {1}:
             return True          # batches of one row: never a short one
@@ -624,6 +681,9 @@ class BatchSources(Shown):
     def _ceil_count(self, node, ctx, depth=0) -> Optional[tuple]:
         """(n, bs) when `node` counts batches rounding up: `math.ceil(n / bs)`, `(n + bs - 1) // bs`,
         `-(-n // bs)`, `n // bs + 1`, `n // bs + (n % bs > 0)`."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home._ceil_count(node, ctx, depth)
         if isinstance(node, ast.Name) and depth < 3:
             found = self.lookup(node.id, ctx)
             return self._ceil_count(found[0], found[1], depth + 1) if found is not None else None
@@ -692,6 +752,9 @@ class BatchSources(Shown):
 
     def is_tf_pipeline(self, node, ctx, depth=0) -> bool:
         """Does this receiver chain start at tf.data / tfds (through names and helpers)?"""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.is_tf_pipeline(node, ctx, depth)
         if depth > 8:
             return False
         while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
@@ -845,6 +908,25 @@ def _assignments(body):
             for item in stmt.items:
                 if item.optional_vars is not None:
                     yield [item.optional_vars], item.context_expr
+
+
+def _pads_short_batch(body, derived) -> Optional[int]:
+    """The line of an `if` in the loop body that tests a batch's size and rebinds the batch
+    (`if batch.shape[0] != bs: batch = pad(batch)`): the loop fixes its short batch itself."""
+    def reads(expr, names):
+        return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
+    sizes = {name for targets, value in _assignments(body) if isinstance(value, ast.expr)
+             and is_size_expr(value) and reads(value, derived)
+             for target in targets for name in target_names(target)}
+    for stmt in _body_statements(body):
+        if not isinstance(stmt, ast.If):
+            continue
+        tests_size = reads(stmt.test, sizes) or any(
+            isinstance(sub, ast.expr) and is_size_expr(sub) and reads(sub, derived) for sub in ast.walk(stmt.test))
+        if tests_size and any(name in derived for targets, _ in _assignments(stmt.body)
+                              for target in targets for name in target_names(target)):
+            return stmt.lineno
+    return None
 
 
 def _derived_names(body, names, is_step_call) -> set:

@@ -330,6 +330,8 @@ class Scope:
         # a counter or accumulator: rebound from itself inside a loop around the use
         for loop in reversed(loops):
             inside = [b for b in bindings if (loop, "body") in b.path]
+            if any(b.kind is BindingKind.LOOP_TARGET and b.stmt is loop for b in bindings):
+                continue      # the loop binds it afresh each iteration: nothing carries over
             if inside and all(b.refers_to_itself() for b in inside):
                 outside = [b for b in before if (loop, "body") not in b.path]
                 first = outside[-1] if outside and _dominates(outside[-1], use_path) else None

@@ -14,7 +14,7 @@ import ast
 import itertools
 import math
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from jaxlint.analysis.module import defaults, evaluate_literal, positional_params
@@ -36,6 +36,9 @@ class Ctx:
     line: int
     bound: tuple = ()          # ((param, (expr, Ctx)), ...): hashable, small
     depth: int = 0
+    # The Shown of the module the expression is in, when it is not the one reading it (an
+    # argument of a call that led into a function of another module); None: the reader's own.
+    module: object = field(default=None, compare=False)
 
     def binding(self, name):
         for param, value in self.bound:
@@ -44,7 +47,7 @@ class Ctx:
         return None
 
     def deeper(self) -> "Ctx":
-        return Ctx(self.scope, self.line, self.bound, self.depth + 1)
+        return Ctx(self.scope, self.line, self.bound, self.depth + 1, self.module)
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,15 @@ class Shown:
         self._callers: dict = {}
         self._budget = MAX_STEPS
 
+    def home_of(self, ctx) -> Optional["Shown"]:
+        """The Shown that must read an expression evaluated in `ctx`, when not this one."""
+        other = ctx.module
+        return other if other is not None and other is not self else None
+
+    def stamped(self, ctx) -> Ctx:
+        """`ctx` marked as this module's, to be handed to another module's reader."""
+        return ctx if ctx.module is self else replace(ctx, module=self)
+
     def spend(self) -> bool:
         """One more step of following values; False once a file has used its budget (a name
         passed through many calls of many functions branches at every level)."""
@@ -83,6 +95,9 @@ class Shown:
 
     def function_of(self, func, ctx):
         """The def a call's function expression names: nested, module level, `self.m`/`cls.m`."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.function_of(func, ctx)
         scope_info = self.index.by_node.get(id(ctx.scope)) if ctx.scope is not None else None
         if isinstance(func, ast.Name) and self._is_local(func.id, ctx) \
                 and not (scope_info is not None and func.id in scope_info.nested):
@@ -128,6 +143,9 @@ class Shown:
         bound by the call that led here rule out; [] when one of them is not an expression the
         file shows (a loop target, a `with` target...) or none is found. A parameter that reaches
         too (rebound on some paths only) is the item (None, ctx)."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.lookup_all(name, ctx)
         found = ctx.binding(name)
         if found is not None:
             return [found]
@@ -169,6 +187,9 @@ class Shown:
 
     def excluded_branch(self, scope, node, ctx) -> bool:
         """Is `node` in a branch of an `if` (inside `scope`) whose test the file decides against?"""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.excluded_branch(scope, node, ctx)
         child = node
         for anc in self.parents.chain(node):
             if anc is scope:
@@ -182,6 +203,9 @@ class Shown:
 
     def owner_of_parameter(self, name, ctx) -> Optional[ast.AST]:
         """The def (this one or an enclosing one) whose parameter `name` is, where `ctx` reads it."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.owner_of_parameter(name, ctx)
         if ctx.binding(name) is not None:
             return None
         scope = ctx.scope
@@ -196,6 +220,9 @@ class Shown:
     def parameter_values(self, name, ctx) -> list:
         """What a parameter receives, as (expression, ctx) pairs: what each of the file's calls of
         its def passes, or the default where a call leaves it out (or no call is seen)."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.parameter_values(name, ctx)
         scope = self.owner_of_parameter(name, ctx)
         if scope is None or isinstance(scope, ast.Lambda):
             return []
@@ -220,6 +247,9 @@ class Shown:
 
     def attribute_values(self, node, ctx) -> list:
         """`self.loader`: what the methods of the enclosing class assign to `self.loader`."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.attribute_values(node, ctx)
         if not (isinstance(node.value, ast.Name) and node.value.id == "self") or ctx.scope is None:
             return []
         info = self.index.by_node.get(id(ctx.scope))
@@ -259,6 +289,9 @@ class Shown:
 
     def truth(self, node, ctx, depth=0) -> Optional[bool]:
         """True/False when the file shows the value of a flag, else None."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.truth(node, ctx, depth)
         if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int)):
             return bool(node.value)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -278,6 +311,9 @@ class Shown:
 
     def literal(self, node, ctx, depth=0):
         """The Python value of a literal, a module constant or a name bound to one; else None."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.literal(node, ctx, depth)
         if isinstance(node, ast.Name) and depth < 4:
             found = self.lookup(node.id, ctx)
             if found is not None:
@@ -295,6 +331,9 @@ class Shown:
 
     def _is_local(self, name, ctx) -> bool:
         """Is `name` bound in the enclosing def (a variable or parameter hides a def or class)?"""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home._is_local(name, ctx)
         scope = ctx.scope
         if scope is None or isinstance(scope, ast.Lambda):
             return False
@@ -304,6 +343,9 @@ class Shown:
 
     def values(self, node, ctx, depth=0) -> Values:
         """Every value `node` can take where `ctx` evaluates it, as far as the file shows."""
+        home = self.home_of(ctx)
+        if home is not None:
+            return home.values(node, ctx, depth)
         if depth > 12 or ctx.depth > MAX_DEPTH or not self.spend():
             return UNKNOWN
         if isinstance(node, ast.Constant):

@@ -1,0 +1,3 @@
+from fitpkg.train import train
+
+print(train())
