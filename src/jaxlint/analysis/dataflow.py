@@ -19,7 +19,7 @@ from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.module import (FuncInfo, ModuleIndex, evaluate_literal, param_names, params_with_defaults,
                                      positional_params)
-from jaxlint.analysis.syntax import walk
+from jaxlint.analysis.syntax import target_names, walk
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.traced import shard_map_passthrough, unbatched_positions
 from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,
@@ -130,6 +130,22 @@ class ModuleFlow:
         self.make_shown = None       # set by the Analysis: builds the file's `Shown` when first needed
         self.external = None         # a crossmodule.ProjectView: calls into other modules of the project
         self._shown = None
+        self._attribute_reads = None  # attr -> [read on self/cls, read on another object]
+
+    def read_on_objects_only(self, attr: str) -> bool:
+        """Is `.attr` read in the module, and only on objects other than `self` (`box.cache`)?
+        Then a value a traced method stores into `self.attr` is read after the trace, not back
+        in it."""
+        found = self._attribute_reads
+        if found is None:
+            found = self._attribute_reads = {}
+            for node in ast.walk(self.index.tree):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                    on_self = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+                    seen = found.setdefault(node.attr, [False, False])
+                    seen[0 if on_self else 1] = True
+        on_self, elsewhere = found.get(attr, (False, False))
+        return elsewhere and not on_self
 
     def shown(self):
         """What the file shows about values (calls, defaults, factories), built on first use."""
@@ -218,6 +234,12 @@ class FunctionRun:
         for target in s.targets:
             if isinstance(target, ast.Name) and target.id in self._declared_outer():
                 self.check_leak(target, None, value, "global", name=target.id)
+            elif isinstance(target, (ast.Tuple, ast.List)) and value is not None and value.traced:
+                outer = self._declared_outer()     # `key, sub = split(key)` with `global key`
+                for name in target_names(target):
+                    if name in outer:
+                        self.check_leak(target, None, value, "global", name=name)
+                        break
             self.bind(target, value)
 
     def _declared_outer(self) -> set:
@@ -240,12 +262,12 @@ class FunctionRun:
                 root = root.value
             if not isinstance(root, ast.Name):
                 return
-            name = root.id
-            if name == "self" and self.self_value is not None:
+            name = name or root.id
+            if root.id == "self" and self.self_value is not None:
                 if self.self_value.traced or self.self_value.state == vals.OBJECT:
                     return      # a pytree self, or an object made in the trace: a temporary
-            elif self.env.is_local(name) or name not in self.flow.index.module_names \
-                    and not self._free_of_eager_scope(name):
+            elif self.env.is_local(root.id) or root.id not in self.flow.index.module_names \
+                    and not self._free_of_eager_scope(root.id):
                 return
             if self.imports.resolve(root) is not None:
                 return          # a module (`jnp`, `np`): not a store into program state
@@ -435,6 +457,10 @@ class FunctionRun:
             if isinstance(root, ast.Name) and root.id != "self" and not self.env.is_local(root.id) \
                     and root.id in self.flow.index.module_names:
                 self.check_leak(target, target.value, value, "assignment")   # `CACHE[k] = v` at module level
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id == "self" and self.flow.read_on_objects_only(target.attr):
+                self.check_leak(target, target.value, value, "assignment",   # `self.cache = out`, read as `box.cache`
+                                name=f"self.{target.attr}")
             self.store_field(target, value)
 
     def store_field(self, target, value: V):
