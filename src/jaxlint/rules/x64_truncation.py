@@ -5,6 +5,7 @@ import re
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.syntax import LineFilter, pruned_walk
+from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 
@@ -167,11 +168,16 @@ def _is_numpy_value(analysis, model, node, at) -> bool:
     return isinstance(node, ast.Call) and (analysis.imports.resolve(node.func) or "").startswith("np.")
 
 
-def _is_jax_value(analysis, model, node, at) -> bool:
+def _is_jax_value(analysis, model, node, at, depth=0) -> bool:
     """Is `node` evidently a JAX array: made by a jnp/lax/jax.random call, directly or through a
-    variable whose one value is such a call?"""
+    variable whose one value is such a call, or a parameter every call of the file fills so?"""
     if isinstance(node, ast.Name):
         value = model.value(node.id, model.statement_of(at), model.scope_of(at))
+        if value is None and depth < 2:
+            scope = analysis.parents.scope_of(at)
+            passed = analysis.shown.parameter_values(node.id, Ctx(scope, at.lineno)) if scope is not None else []
+            return bool(passed) and all(isinstance(expr, ast.expr) and expr.lineno and _is_jax_value(
+                analysis, model, expr, expr, depth + 1) for expr, _ in passed)
         if value is None or value is node:
             return False
         node = value
