@@ -426,12 +426,14 @@ class Analysis:
         for entry in self.entries:
             if entry.is_jit:
                 root = entry.name_scope.node if entry.name_scope is not None else self.tree
-                by_name, by_attr = roots.setdefault(id(root), (root, {}, {}))[1:]
+                by_name = roots.setdefault(id(root), (root, {}, {}))[1]
                 for name in entry.call_names:
                     by_name.setdefault(name, []).append(entry)
-                if root is self.tree:
-                    for attr in entry.call_attrs:
-                        by_attr.setdefault(attr, []).append(entry)
+                # `self.step = jax.jit(...)` in `__init__` is called as `self.step(...)` in any
+                # method: attributes are looked up in the whole module
+                by_attr = roots.setdefault(id(self.tree), (self.tree, {}, {}))[2]
+                for attr in entry.call_attrs:
+                    by_attr.setdefault(attr, []).append(entry)
         for root, by_name, by_attr in roots.values():
             if not by_name and not by_attr:
                 continue

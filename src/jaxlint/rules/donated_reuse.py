@@ -2,6 +2,8 @@
 
 import ast
 
+from jaxlint.analysis import api_tables as api
+
 from jaxlint.analysis.semantic import NameScope, ScopeKind
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
@@ -92,6 +94,8 @@ class DonatedReuse(Rule):
         if found is None:
             raise NoFix("the donation is not found in the current text")
         site, param, name, reads = found
+        if "." in name:
+            raise NoFix(f"`{name}` is an attribute: keep the result in it (`{name} = ...`) by hand")
         call = site.node
         end = (call.end_lineno, call.end_col_offset)
         if any((node.lineno, node.col_offset) >= end for _, node in reads):
@@ -115,11 +119,55 @@ def _donations(analysis):
             if not _output_may_reuse(analysis, site.entry, param):
                 continue
             arg = site.args.get(param)
-            if arg is None or not isinstance(arg.node, ast.Name):
+            if arg is None:
                 continue
-            reads = scope.reads_after(arg.node.id, stmt)
+            if isinstance(arg.node, ast.Name):
+                reads = scope.reads_after(arg.node.id, stmt)
+                name = arg.node.id
+            elif _self_attribute(arg.node):
+                reads = _attribute_reads_after(analysis, stmt, arg.node.attr)
+                name = f"self.{arg.node.attr}"
+            else:
+                continue
+            reads = [(where, node) for where, node in reads if not _metadata_read(analysis, node)]
             if reads:
-                yield site, param, arg.node.id, reads
+                yield site, param, name, reads
+
+
+def _metadata_read(analysis, node) -> bool:
+    """`x.shape`, `batch["inputs"].dtype`, `x.is_deleted()`, a dict's `.keys()`: what a deleted
+    array (or the container holding it) still answers, so reading it after the donation is fine
+    (checked with JAX 0.10.2)."""
+    parent = analysis.parents.parent_of(node)
+    while isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.slice, (ast.Constant, ast.Name)):
+        node, parent = parent, analysis.parents.parent_of(parent)     # `batch["inputs"][key]`: into the pytree
+    return isinstance(parent, ast.Attribute) and parent.value is node and \
+        (parent.attr in api.STATIC_ATTRIBUTES or parent.attr in ("is_deleted", "keys"))
+
+
+def _self_attribute(node) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _attribute_reads_after(analysis, stmt, attr) -> list:
+    """[(statement, node)] reading `self.attr` in the statements that follow `stmt` in its block
+    (and in `stmt` after the call, when it is not the assignment that rebinds it), up to the one
+    that assigns `self.attr` again: straight-line code only."""
+    parent = analysis.parents.parent_of(stmt)
+    block = next((getattr(parent, field) for field in ("body", "orelse", "finalbody")
+                  if isinstance(getattr(parent, field, None), list) and stmt in getattr(parent, field)), None)
+    if block is None or any(_self_attribute(t) and t.attr == attr for t in getattr(stmt, "targets", ())):
+        return []           # `self.params = step(self.params, g)`: rebound to the result at once
+    found = []
+    for later in block[block.index(stmt) + 1:]:
+        for node in ast.walk(later):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                break
+            if _self_attribute(node) and node.attr == attr and isinstance(node.ctx, ast.Load):
+                found.append((later, node))
+        if found or any(_self_attribute(t) and t.attr == attr for t in getattr(later, "targets", ())):
+            break
+    return found
 
 
 _UPDATES = {"replace", "apply_gradients", "set", "add", "multiply", "divide", "min", "max", "power",
@@ -164,6 +212,9 @@ def _shaped_like(analysis, expr, same) -> bool:
         return _shaped_like(analysis, expr.body, same) or _shaped_like(analysis, expr.orelse, same)
     if isinstance(expr, ast.Attribute) and expr.attr == "at":
         return _shaped_like(analysis, expr.value, same)
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id in same \
+            and isinstance(expr.slice, ast.Constant):
+        return True         # `state["w"]`: a leaf (or subtree) of the donated pytree
     if isinstance(expr, ast.Call):
         func = expr.func
         qual = analysis.imports.resolve(func) or ""
