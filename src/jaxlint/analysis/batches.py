@@ -73,7 +73,7 @@ class BatchSources(Shown):
         if source is None:
             return self._next_batches(loop, body, ctx)
         derived = _derived_names(body, set(target_names(target)), self._is_step_call)
-        padded = _pads_short_batch(body, derived)
+        padded = pads_short_batch(body, derived)
         if padded is not None:
             self.notes.append(f"JAX303 not reported for the loop at line {loop.lineno}: it brings a "
                               f"short batch to full size itself (the `if` at line {padded})")
@@ -910,7 +910,7 @@ def _assignments(body):
                     yield [item.optional_vars], item.context_expr
 
 
-def _pads_short_batch(body, derived) -> Optional[int]:
+def pads_short_batch(body, derived) -> Optional[int]:
     """The line of an `if` in the loop body that tests a batch's size and rebinds the batch
     (`if batch.shape[0] != bs: batch = pad(batch)`): the loop fixes its short batch itself."""
     def reads(expr, names):

@@ -3,7 +3,7 @@
 import ast
 
 from jaxlint.analysis import calls
-from jaxlint.analysis.batches import BatchSources, Ctx, RaggedLoop
+from jaxlint.analysis.batches import BatchSources, Ctx, RaggedLoop, pads_short_batch
 from jaxlint.analysis.syntax import COMPREHENSIONS
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -124,6 +124,11 @@ class RaggedBatch(Rule):
                 continue
             params = {param for param, (value, _) in bound if batch.uses(value)}
             inner = RaggedLoop(batch.loop, batch.source, sources.derived(info.node.body, params))
+            padded = pads_short_batch(info.node.body, inner.names)
+            if padded is not None:
+                analysis.notes.append(f"JAX303 not reported through `{info.name}()`: it brings a short "
+                                      f"batch to full size (the `if` at line {padded})")
+                continue
             for site in by_scope.get(id(info.node), ()):
                 if any(inner.uses(arg.node) for arg in site.args.values()):
                     yield site, f"through `{info.name}()` (line {call.lineno})"
