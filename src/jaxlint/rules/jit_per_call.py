@@ -5,7 +5,7 @@ import ast
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.crossmodule import importer_calls
 from jaxlint.analysis.module import positional_params
-from jaxlint.analysis.syntax import walk
+from jaxlint.analysis.syntax import LineFilter, pruned_walk, walk
 from jaxlint.analysis.repetition import LITERAL, MODULE, free_names, is_memoised, scope_key
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -230,15 +230,17 @@ def _cache_in(func, held):
 def _memoised_by_callers(analysis, scope):
     """A factory that makes the jitted function, whose every call in the module is cached by the
     caller (`if k in cache: return cache[k]` ... `f = make(k)`; `cache[k] = f`)."""
+    if scope.name not in analysis.names_called():
+        return None
     home = scope.parent.node if scope.parent is not None else analysis.tree
     found = None
-    for call in walk(home):
+    for call in pruned_walk(home, LineFilter(analysis.lines, {scope.name})):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == scope.name):
             continue
         holder = analysis.parents.parent_of(call)
         names = {t.id for t in holder.targets if isinstance(t, ast.Name)} if isinstance(holder, ast.Assign) else set()
         caller = analysis.parents.scope_of(call)
-        how = _cache_in(caller, (call, names)) if caller is not None else None
+        how = _cache_in(caller, (call, names)) if isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         if how is None:
             return None
         found = found or f"each call of `{scope.name}` is cached by its caller: {how}"
