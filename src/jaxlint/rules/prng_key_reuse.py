@@ -123,7 +123,7 @@ def _reuses(analysis):
     consumers = {}
     for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words)):
         if isinstance(node, ast.Call):
-            key = _consumed_key(analysis, node)
+            key = _consumed_key(analysis, node, {})      # jax.random calls first
             if key is not None:
                 consumers[id(key)] = (node, key)
     if not consumers:
