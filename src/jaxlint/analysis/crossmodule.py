@@ -199,26 +199,49 @@ def may_jit(project, path: str, name: str, config=None) -> bool:
                                frozenset(), repr(sorted(wrappers.items())))
 
 
+# A name or dotted chain followed by `(`, taken whole: the lookahead captures the longest chain and
+# the backreference consumes it, so a failing chain is not retried shorter (an atomic group that
+# Python 3.10's re can write; possessive quantifiers need 3.11).
+_CALLED_CHAIN = re.compile(r"(?<![\w.])(?=([A-Za-z_][\w.]*))\1\s*\(")
+
+
+def calls_in_text(text: str) -> tuple:
+    """(names called, {name: attributes called on it}) of a module's text, from one scan: a
+    cheap first look at `f(...)` and `mod.f(...)` (the calls themselves are found in the tree)."""
+    names, attrs = set(), {}
+    for chain in _CALLED_CHAIN.findall(text):
+        head, _, rest = chain.partition(".")
+        if not rest:
+            names.add(head)
+        else:
+            attrs.setdefault(head, set()).add(rest.split(".", 1)[0])
+    return names, attrs
+
+
 def calls_project_jit(project, path: str, data: bytes, config=None, depends: Optional[dict] = None) -> bool:
     """Does a module that never mentions jax call a jitted function of another module of the
     project (`from .model import step` ... `step(x)`, `model.step(x)`)? Read from its import
     statements and text, without parsing it; the modules looked into go in `depends`."""
     from jaxlint.project import import_bindings, top_level_imports
-    text = data.decode("utf-8", "replace")
-    for local, dotted in import_bindings(top_level_imports(data)).items():
+    imported = import_bindings(top_level_imports(data))
+    if not imported:
+        return False
+    names, attrs = calls_in_text(data.decode("utf-8", "replace"))
+    for local, dotted in imported.items():
+        if local not in names and local not in attrs:
+            continue                   # neither called nor a module whose functions are
         name = project.absolute(dotted, path)
         if name is None or not project.may_hold(name, path):
             continue
         module = project.module_path(name, path)
         if module is not None:         # `from . import model` ... `model.step(x)`
-            attrs = set(re.findall(rf"(?<![\w.]){re.escape(local)}\.(\w+)\s*\(", text))
-            if attrs and depends is not None:
+            if depends is not None and attrs.get(local):
                 depends[os.path.abspath(module)] = file_digest(module)
-            if any(may_jit(project, module, attr, config) for attr in attrs):
+            if any(may_jit(project, module, attr, config) for attr in attrs.get(local, ())):
                 return True
             continue
-        target = project.resolve(dotted, path)
-        if target is None or not re.search(rf"(?<![\w.]){re.escape(local)}\s*\(", text):
+        target = project.resolve(dotted, path) if local in names else None
+        if target is None:
             continue
         if depends is not None:
             depends[os.path.abspath(target.path)] = file_digest(target.path)

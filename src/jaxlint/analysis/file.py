@@ -16,8 +16,8 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import (ProjectView, file_digest, jit_entries_of, may_jit, module_classes,
-                                         parsed_tree, value_of)
+from jaxlint.analysis.crossmodule import (ProjectView, calls_in_text, file_digest, jit_entries_of, may_jit,
+                                         module_classes, parsed_tree, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
@@ -32,11 +32,6 @@ _ARRAY_ANNOTATION = re.compile(
     r"^(?:jax\.)?(?:Array|ArrayLike)$|^(?:jnp|jax\.numpy)\.ndarray$|^(?:int|float|bool|complex)$|"
     r"^(?:jaxtyping\.|jt\.)?(?:Float|Int|Bool|Shaped|Num|Real|Inexact|Integer|UInt|Complex|Key)\[|"
     r"^chex\.(?:Array|Numeric|Scalar)$")
-
-# A name or dotted chain followed by `(`, taken whole: the lookahead captures the longest chain and
-# the backreference consumes it, so a failing chain is not retried shorter (an atomic group that
-# Python 3.10's re can write; possessive quantifiers need 3.11).
-_CALLED_CHAIN = re.compile(r"(?<![\w.])(?=([A-Za-z_][\w.]*))\1\s*\(")
 
 ENTRY_KINDS = {
     "jax.jit": "jitted function", "nnx.jit": "jitted function", "eqx.filter_jit": "jitted function",
@@ -275,8 +270,8 @@ class Analysis:
         function (directly or through callers); None when the file does not show it."""
         return self.repeated.reason(node)
 
-    def _names_called(self) -> set:
-        """The plain names the module's text calls (`name(`), read once: a cheap first look."""
+    def names_called(self) -> set:
+        """The plain names the module's text calls (`name(`): a cheap first look."""
         return self._calls_in_text()[0]
 
     def _attributes_called_on(self, name: str) -> set:
@@ -288,14 +283,7 @@ class Analysis:
         """(names called, {name: attributes called on it}) from one scan of the module's text."""
         if "_text_calls" not in self.__dict__:
             text = "\n".join(self.lines) if self.lines is not None else ast.unparse(self.tree)
-            names, attrs = set(), {}
-            for chain in _CALLED_CHAIN.findall(text):
-                head, _, rest = chain.partition(".")
-                if not rest:
-                    names.add(head)
-                else:
-                    attrs.setdefault(head, set()).add(rest.split(".", 1)[0])
-            self._text_calls = (names, attrs)
+            self._text_calls = calls_in_text(text)
         return self._text_calls
 
     def custom_rule_defs(self) -> set:
@@ -366,7 +354,7 @@ class Analysis:
             name = project.absolute(dotted, self.path)
             if name is None or not project.may_hold(name, self.path):
                 continue                    # not a module of the project (jax, numpy...)
-            called = self._names_called()
+            called = self.names_called()
             attrs = self._attributes_called_on(local) if local not in called else None
             if attrs == set():
                 continue                    # neither called nor a module whose functions are
