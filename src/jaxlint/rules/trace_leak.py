@@ -11,10 +11,12 @@ class TraceLeak(SinkRule):
     what = """
         Flags a traced value appended to a list that the traced code did not
         create (a module-level one, an enclosing function's that is not traced, one held by a
-        static `self` or a module-level object), or assigned to a `global`/`nonlocal` name;
-        directly or in a helper the trace calls; stores by subscript or attribute only into a
-        module-level container or object (a Pallas ref or a cache on `self` read back in the
-        same trace looks the same as a leak, so they are not flagged). Containers built inside the trace,
+        static `self` or a module-level object), or assigned to a `global`/`nonlocal` name (also
+        by unpacking: `key, sub = split(key)`); directly or in a helper the trace calls; stores by
+        subscript or attribute only into a module-level container or object, or into `self.attr`
+        when the module reads `.attr` only on objects (`box.cache` after the call), never on
+        `self` (a Pallas ref or a cache on `self` read back in the same trace looks the same as a
+        leak, so they are not flagged). Containers built inside the trace,
         `jax.debug.callback`, and stored Python values (a trace counter, a shape) are not
         flagged.
     """
