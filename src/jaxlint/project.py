@@ -146,10 +146,7 @@ class Project:
         """The file of module `name` in the project, or None (an installed package, a typo);
         cached per name and place of the importing file."""
         key = (name, self._first_root(from_path) if from_path else None)
-        cache = self.__dict__.setdefault("_module_paths", {})
-        if key not in cache:
-            cache[key] = self._module_path(name, from_path)
-        return cache[key]
+        return self._memo("_module_paths", key, lambda: self._module_path(name, from_path))
 
     def _module_path(self, name: str, from_path: Optional[str]) -> Optional[str]:
         if not name or not all(p.isidentifier() for p in name.split(".")):
@@ -186,31 +183,27 @@ class Project:
         if name is None:
             return None
         key = (name, self._first_root(from_path), hops)
-        cache = self.__dict__.setdefault("_resolved", {})
+        return self._memo("_resolved", key, lambda: self._resolve(name, from_path, hops))
+
+    def _memo(self, kind: str, key, compute):
+        """compute() once per key, kept under `kind` until `refresh` drops what was read."""
+        cache = self.__dict__.setdefault(kind, {})
         if key not in cache:
-            cache[key] = self._resolve(name, from_path, hops)
+            cache[key] = compute()
         return cache[key]
 
     def _first_root(self, path: str) -> str:
-        roots = self.__dict__.setdefault("_package_roots", {})
-        if path not in roots:
-            roots[path] = package_root(path)
-        return roots[path]
+        return self._memo("_package_roots", path, lambda: package_root(path))
 
     def may_hold(self, name: str, from_path: str) -> bool:
         """Could the absolute module name `name` be a module of the project, imported at
         `from_path`? False when its first part names no folder or .py file in a root
         (`numpy`, `jax` in most projects): nothing needs looking up."""
         first = name.split(".", 1)[0]
-        tops = self.__dict__.setdefault("_tops", {})
-        key = self._first_root(from_path)
-        if key not in tops:
-            names = set()
-            for root in self.roots_for(from_path):
-                for entry in _listdir(root):
-                    names.add(entry[:-3] if entry.endswith(".py") else entry)
-            tops[key] = names
-        return first in tops[key]
+        names = self._memo("_tops", self._first_root(from_path), lambda: {
+            entry[:-3] if entry.endswith(".py") else entry
+            for root in self.roots_for(from_path) for entry in _listdir(root)})
+        return first in names
 
     def _resolve(self, name: str, from_path: str, hops: int) -> Optional[Target]:
         if name is None or hops > MAX_RE_EXPORT_HOPS:
@@ -264,11 +257,7 @@ class Project:
     def importers(self, path: str) -> list:
         """The project's files that import the module at `path` (by any spelling the index
         resolves), found by the module's last name in their text, then checked."""
-        cache = self.__dict__.setdefault("_importers", {})
-        full = os.path.abspath(path)
-        if full not in cache:
-            cache[full] = self._find_importers(path)
-        return cache[full]
+        return self._memo("_importers", os.path.abspath(path), lambda: self._find_importers(path))
 
     def _find_importers(self, path: str) -> list:
         module = self.module_name(path)
@@ -315,12 +304,9 @@ class Project:
         of loose scripts (no root marker) is not one program: never."""
         if not self.marked:
             return False
-        key = tuple(words)
-        cache = self.__dict__.setdefault("_mentions", {})
-        if key not in cache:
-            encoded = [w.encode() for w in words]
-            cache[key] = any(any(w in self._text(p) for w in encoded) for p in self.files())
-        return cache[key]
+        encoded = [w.encode() for w in words]
+        return self._memo("_mentions", tuple(words),
+                          lambda: any(any(w in self._text(p) for w in encoded) for p in self.files()))
 
     def refresh(self) -> bool:
         """Forget what was read when a file of the project changed, appeared or went since the
@@ -343,10 +329,7 @@ class Project:
         return True
 
     def _text(self, path: str) -> bytes:
-        cache = self.__dict__.setdefault("_texts", {})
-        if path not in cache:
-            cache[path] = _read(path)
-        return cache[path]
+        return self._memo("_texts", path, lambda: _read(path))
 
     def _names_module(self, imported: str, module: str) -> bool:
         """`from pkg import ops` imports `pkg.ops` (a name of package `pkg` that is the module)."""
