@@ -320,14 +320,9 @@ class ModuleIndex:
         as an array."""
         if not self._has_static_attributes(cls, 0):
             return False
-        values = self.attribute_assignments(cls, attr)
-        if not values:
-            return False
-        for method in cls.methods.values():
-            for value in self._assigned_in(method, attr):
-                if not _metadata_value(value, method.node.args, self.imports):
-                    return False
-        return True
+        assigned = self._assignments_by_attr(cls).get(attr, [])
+        return bool(assigned) and all(_metadata_value(value, method.node.args, self.imports)
+                                      for method, value in assigned)
 
     def _has_static_attributes(self, cls: "ClassInfo", depth: int) -> bool:
         if depth > 8:
@@ -340,21 +335,14 @@ class ModuleIndex:
                 return True
         return False
 
-    @staticmethod
-    def _assigned_in(method: FuncInfo, attr: str) -> list:
-        found = []
-        for node in walk(method.node):
-            targets = node.targets if isinstance(node, ast.Assign) else \
-                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else ()
-            for target in targets:
-                if isinstance(target, ast.Attribute) and target.attr == attr and \
-                        isinstance(target.value, ast.Name) and target.value.id == "self":
-                    found.append(None if isinstance(node, ast.AugAssign) else getattr(node, "value", None))
-        return found
-
     def attribute_assignments(self, cls: "ClassInfo", attr: str) -> list:
         """The values the class's methods assign to `self.attr` (None for an augmented one). One
         walk of the class's methods answers every attribute."""
+        return [value for _, value in self._assignments_by_attr(cls).get(attr, [])]
+
+    def _assignments_by_attr(self, cls: "ClassInfo") -> dict:
+        """attr -> [(method, value)] of the class's `self.attr = value` (None for `+=`), from one
+        walk of its methods."""
         cache = self.__dict__.setdefault("_attribute_assignments", {})
         by_attr = cache.get(id(cls))
         if by_attr is None:
@@ -367,8 +355,8 @@ class ModuleIndex:
                         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                                 and target.value.id == "self":
                             value = None if isinstance(node, ast.AugAssign) else getattr(node, "value", None)
-                            by_attr.setdefault(target.attr, []).append(value)
-        return by_attr.get(attr, [])
+                            by_attr.setdefault(target.attr, []).append((method, value))
+        return by_attr
 
     def record_fields(self, cls: "ClassInfo", depth: int = 0) -> Optional[tuple]:
         """The fields a call of `cls` fills, in order, when `cls` is a record: a NamedTuple or a
