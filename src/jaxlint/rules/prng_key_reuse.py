@@ -118,14 +118,7 @@ def _reuses(analysis):
     """(first consumer, second consumer, key Name node of the second) for every reuse, in
     source order of the first; a call that consumes its key again in the next iteration of a
     loop is its own first consumer."""
-    words = {"random"} | {local for local, target in analysis.imports.aliases.items()
-                          if target.startswith("jax.random")}
-    consumers = {}
-    for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words)):
-        if isinstance(node, ast.Call):
-            key = _consumed_key(analysis, node, {})      # jax.random calls first
-            if key is not None:
-                consumers[id(key)] = (node, key)
+    consumers = {id(key): (node, key) for node, key in _sampler_calls(analysis)}
     if not consumers:
         return
     drawing = _drawing_functions(analysis, consumers.values())
@@ -187,19 +180,26 @@ def _consumed_key(analysis, call, drawing=None):
     return node if isinstance(node, ast.Name) else None
 
 
+def _sampler_calls(analysis) -> list:
+    """(call, key Name node) of each jax.random call consuming a key, on the lines that name
+    `random` (or an alias of jax.random)."""
+    words = {"random"} | {local for local, target in analysis.imports.aliases.items()
+                          if target.startswith("jax.random")}
+    found = []
+    for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words)):
+        if isinstance(node, ast.Call):
+            key = _consumed_key(analysis, node, {})
+            if key is not None:
+                found.append((node, key))
+    return found
+
+
 def _drawing_functions(analysis, consumers=None) -> dict:
     """name -> (position, parameter) of each module-level function that hands a parameter, never
     rebound, to a jax.random call that consumes it: calling it consumes the key passed there
     (`init_params(key, n)` draws from `key`)."""
     if consumers is None:
-        words = {"random"} | {local for local, target in analysis.imports.aliases.items()
-                              if target.startswith("jax.random")}
-        consumers = []
-        for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words)):
-            if isinstance(node, ast.Call):
-                key = _consumed_key(analysis, node, {})
-                if key is not None:
-                    consumers.append((node, key))
+        consumers = _sampler_calls(analysis)
     model = analysis.model
     found = {}
     for call, key in consumers:
