@@ -227,27 +227,42 @@ def calls_project_jit(project, path: str, data: bytes, config=None, depends: Opt
     if not imported:
         return False
     names, attrs = calls_in_text(data.decode("utf-8", "replace"))
+    return bool(jitted_imports(project, path, imported, names, attrs, config,
+                               depends if depends is not None else {}))
+
+
+def jitted_imports(project, path: str, imported: dict, names: set, attrs: dict, config, depends: dict,
+                   skip=()) -> set:
+    """The local names of a module's imports (`imported`: local -> dotted) through which its text
+    calls a jitted function of another module of the project: a function imported by name and
+    called (`step(...)`), or a module whose attributes are called (`train.step(...)`). `names`
+    and `attrs` are what the text calls (calls_in_text); the modules read go in `depends`."""
+    roots = set()
     for local, dotted in imported.items():
-        if local not in names and local not in attrs:
-            continue                   # neither called nor a module whose functions are
+        if local in skip or (local not in names and local not in attrs):
+            continue                    # neither called nor a module whose functions are
         name = project.absolute(dotted, path)
         if name is None or not project.may_hold(name, path):
-            continue
+            continue                    # not a module of the project (jax, numpy...)
         module = project.module_path(name, path)
-        if module is not None:         # `from . import model` ... `model.step(x)`
-            if depends is not None and attrs.get(local):
+        if module is not None:          # `import pkg.train as T` ... `T.step(...)`
+            called = attrs.get(local, set())
+            if called:
                 depends[os.path.abspath(module)] = file_digest(module)
-            if any(may_jit(project, module, attr, config) for attr in attrs.get(local, ())):
-                return True
+            if any(may_jit(project, module, attr, config) for attr in called):
+                roots.add(local)
             continue
         target = project.resolve(dotted, path) if local in names else None
-        if target is None:
+        if target is None:              # `from pkg.train import step` ... `step(...)`
             continue
-        if depends is not None:
+        if not may_jit(project, target.path, target.name, config):
             depends[os.path.abspath(target.path)] = file_digest(target.path)
-        if may_jit(project, target.path, target.name, config):
-            return True
-    return False
+            continue
+        entries, digest = jit_entries_of(project, target.path, config)
+        depends[os.path.abspath(target.path)] = digest
+        if target.name in entries:
+            roots.add(local)
+    return roots
 
 
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)

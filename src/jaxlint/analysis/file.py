@@ -16,7 +16,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import (ProjectView, calls_in_text, file_digest, jit_entries_of, may_jit,
+from jaxlint.analysis.crossmodule import (ProjectView, calls_in_text, file_digest, jit_entries_of, jitted_imports,
                                          module_classes, parsed_tree, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
@@ -274,11 +274,6 @@ class Analysis:
         """The plain names the module's text calls (`name(`): a cheap first look."""
         return self._calls_in_text()[0]
 
-    def _attributes_called_on(self, name: str) -> set:
-        """`attr` of each `name.attr(` in the module's text (a cheap first look; the calls
-        themselves are found in the tree)."""
-        return self._calls_in_text()[1].get(name, set())
-
     def _calls_in_text(self) -> tuple:
         """(names called, {name: attributes called on it}) from one scan of the module's text."""
         if "_text_calls" not in self.__dict__:
@@ -347,34 +342,9 @@ class Analysis:
         if view is None:
             return []
         project = view.project
-        roots = set()
-        for local, dotted in view.imported.items():
-            if local in self.jitted_by_name:
-                continue
-            name = project.absolute(dotted, self.path)
-            if name is None or not project.may_hold(name, self.path):
-                continue                    # not a module of the project (jax, numpy...)
-            called = self.names_called()
-            attrs = self._attributes_called_on(local) if local not in called else None
-            if attrs == set():
-                continue                    # neither called nor a module whose functions are
-            module = project.module_path(name, self.path)
-            if module is not None:          # `import pkg.train as T` ... `T.step(...)`
-                attrs = attrs if attrs is not None else self._attributes_called_on(local)
-                if attrs:
-                    self.depends[os.path.abspath(module)] = file_digest(module)
-                if any(may_jit(project, module, attr, self.config) for attr in attrs):
-                    roots.add(local)
-                continue
-            target = project.resolve(dotted, self.path)
-            if target is not None and local in called:   # `from pkg.train import step` ... `step(...)`
-                if not may_jit(project, target.path, target.name, self.config):
-                    self.depends[os.path.abspath(target.path)] = file_digest(target.path)
-                    continue
-                entries, digest = jit_entries_of(project, target.path, self.config)
-                self.depends[os.path.abspath(target.path)] = digest
-                if target.name in entries:
-                    roots.add(local)
+        names, attrs = self._calls_in_text()
+        roots = jitted_imports(project, self.path, view.imported, names, attrs, self.config, self.depends,
+                               skip=self.jitted_by_name)
         if not roots:
             return []
         found = []
