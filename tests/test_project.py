@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from console import check
+from console import check, jaxlint
 from fixture_expectations import expected_findings
 from jaxlint.project import Project, find_root, import_bindings
 
@@ -68,15 +68,15 @@ def test_file_local_analysis_is_one_switch_away(tmp_path):
 def test_a_change_in_one_module_is_seen_through_the_cache(tmp_path):
     folder = tmp_path / "p"
     shutil.copytree(PROJECTS / "helper_bool", folder)
-    cache = ["--cache-dir", str(tmp_path / "cache")]
-    first = check(*cache, ".", cwd=folder)
+    cache = ["check", "--cache-dir", str(tmp_path / "cache")]     # the cache on: `check` turns it off
+    first = jaxlint(*cache, ".", cwd=folder)
     assert _reported(first, folder) == {("mypkg/ops.py", 5, "JAX101")}
     # the caller stops jitting: the helper's finding goes, though ops.py did not change
     train = folder / "mypkg" / "train.py"
     train.write_text(train.read_text().replace("@jax.jit\n", ""))
-    assert _reported(check(*cache, ".", cwd=folder), folder) == set()
+    assert _reported(jaxlint(*cache, ".", cwd=folder), folder) == set()
     train.write_text((PROJECTS / "helper_bool" / "mypkg" / "train.py").read_text())
-    assert _reported(check(*cache, ".", cwd=folder), folder) == {("mypkg/ops.py", 5, "JAX101")}
+    assert _reported(jaxlint(*cache, ".", cwd=folder), folder) == {("mypkg/ops.py", 5, "JAX101")}
 
 
 def test_a_deleted_or_broken_module_leaves_the_others_linted(tmp_path):
@@ -214,15 +214,27 @@ def _json_findings(folder) -> list:
 def test_a_jit_signature_changed_in_another_module_is_seen_through_the_cache(tmp_path):
     folder = tmp_path / "p"
     shutil.copytree(PROJECTS / "rollout_static", folder)
-    cache = ["--cache-dir", str(tmp_path / "cache")]
-    assert _reported(check(*cache, ".", cwd=folder), folder) == {("sim/experiment.py", 10, "JAX201")}
+    cache = ["check", "--cache-dir", str(tmp_path / "cache")]     # the cache on: `check` turns it off
+    assert _reported(jaxlint(*cache, ".", cwd=folder), folder) == {("sim/experiment.py", 10, "JAX201")}
     # `n_steps` traced now: the caller's unchanged file has nothing left to report
     dynamics = folder / "sim" / "dynamics.py"
     original = dynamics.read_text()
     dynamics.write_text(original.replace('static_argnames=("n_steps",)', "static_argnames=()"))
-    assert _reported(check(*cache, ".", cwd=folder), folder) == set()
+    assert _reported(jaxlint(*cache, ".", cwd=folder), folder) == set()
     dynamics.write_text(original)
-    assert _reported(check(*cache, "sim/experiment.py", cwd=folder), folder) == {("sim/experiment.py", 10, "JAX201")}
+    assert _reported(jaxlint(*cache, "sim/experiment.py", cwd=folder), folder) == {("sim/experiment.py", 10, "JAX201")}
+
+
+def test_a_module_two_hops_away_changed_is_seen_through_the_cache(tmp_path):
+    # loop.py calls update.momentum_step, whose returned state reads settings.BETA: the cached
+    # result for loop.py depends on settings.py, which loop.py never imports
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "momentum_none", folder)
+    cache = ["check", "--cache-dir", str(tmp_path / "cache")]     # the cache on: `check` turns it off
+    assert _reported(jaxlint(*cache, "optim/loop.py", cwd=folder), folder) == {("optim/loop.py", 9, "JAX307")}
+    settings = folder / "optim" / "settings.py"
+    settings.write_text(settings.read_text().replace("BETA = 0.9", "BETA = 1"))   # `1 * mom`: may be a tuple
+    assert _reported(jaxlint(*cache, "optim/loop.py", cwd=folder), folder) == set()
 
 
 def test_a_local_name_hiding_the_imported_jit_is_not_its_call(tmp_path):

@@ -110,7 +110,7 @@ def analyse_tree(tree: ast.Module, path: str = "<unknown>", config=None, rules=N
         if notes is not None:
             notes.extend(analysis.notes)
         if depends is not None:
-            depends.update(analysis.depends)
+            depends.update(analysis.all_depends())
     finally:
         analysis.release()
     findings = apply_precedence(findings, rules)

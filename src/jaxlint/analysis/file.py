@@ -84,6 +84,7 @@ class Analysis:
         self._jit_calls = None
         self.notes: list = []          # what a rule chose not to report, and why (--verbose)
         self.depends: dict = {}        # other modules' files the findings read -> digest
+        self.read_modules: dict = {}   # id -> analyses of other modules asked (module_analysis)
         if project is not None:
             self.flow.external = ProjectView(project, path, tree)
             self.flow.external.depends = self.depends
@@ -239,7 +240,23 @@ class Analysis:
             return None
         other = module_analysis(view.project, target.path, self.config)
         self.depends[os.path.abspath(target.path)] = file_digest(target.path)
-        return (other, target.name) if other is not None else None
+        if other is None:
+            return None
+        self.read_modules[id(other)] = other     # what it reads in turn counts for us too
+        return other, target.name
+
+    def all_depends(self) -> dict:
+        """`depends` with what the other modules' analyses read for us (a helper's return value
+        read from a config module two hops away): a cached result is checked against all of it."""
+        found, todo, seen = dict(self.depends), list(self.read_modules.values()), {id(self)}
+        while todo:
+            other = todo.pop()
+            if id(other) in seen:
+                continue
+            seen.add(id(other))
+            found.update(other.depends)
+            todo.extend(other.read_modules.values())
+        return found
 
     def module_def(self, name: str) -> Optional[tuple]:
         """(def node, jitted) of the function the module binds once, at module level, to `name`
