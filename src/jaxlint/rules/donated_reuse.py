@@ -4,7 +4,7 @@ import ast
 
 from jaxlint.analysis import api_tables as api
 
-from jaxlint.analysis.semantic import NameScope, ScopeKind
+from jaxlint.analysis.semantic import SCOPE_NODES, NameScope, ScopeKind
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 
@@ -150,24 +150,38 @@ def _self_attribute(node) -> bool:
 
 
 def _attribute_reads_after(analysis, stmt, attr) -> list:
-    """[(statement, node)] reading `self.attr` in the statements that follow `stmt` in its block
-    (and in `stmt` after the call, when it is not the assignment that rebinds it), up to the one
-    that assigns `self.attr` again: straight-line code only."""
+    """[(statement, node)] reading `self.attr` in the statements that follow `stmt` in its block,
+    up to one that assigns `self.attr` again (straight-line code only; nested defs and lambdas
+    run later, if at all, and are not read)."""
     parent = analysis.parents.parent_of(stmt)
     block = next((getattr(parent, field) for field in ("body", "orelse", "finalbody")
                   if isinstance(getattr(parent, field, None), list) and stmt in getattr(parent, field)), None)
-    if block is None or any(_self_attribute(t) and t.attr == attr for t in getattr(stmt, "targets", ())):
+    if block is None or _assigns_attribute(stmt, attr):
         return []           # `self.params = step(self.params, g)`: rebound to the result at once
     found = []
     for later in block[block.index(stmt) + 1:]:
-        for node in ast.walk(later):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                break
-            if _self_attribute(node) and node.attr == attr and isinstance(node.ctx, ast.Load):
-                found.append((later, node))
-        if found or any(_self_attribute(t) and t.attr == attr for t in getattr(later, "targets", ())):
+        found.extend((later, node) for node in _nodes_run_now(later)
+                     if _self_attribute(node) and node.attr == attr and
+                     (isinstance(node.ctx, ast.Load) or isinstance(later, ast.AugAssign) and node is later.target))
+        if found or _assigns_attribute(later, attr):
             break
     return found
+
+
+def _nodes_run_now(stmt):
+    """The nodes of a statement, not those of the defs, lambdas and classes it makes."""
+    todo = [stmt]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, SCOPE_NODES))
+
+
+def _assigns_attribute(stmt, attr) -> bool:
+    """Does the statement bind `self.attr` (`=`, an annotated assignment)?"""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+        [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
+    return any(_self_attribute(t) and t.attr == attr for t in targets)
 
 
 _UPDATES = {"replace", "apply_gradients", "set", "add", "multiply", "divide", "min", "max", "power",
