@@ -56,3 +56,31 @@ def test_nnx_variables_stay_traced():
     source = textwrap.dedent(called).format(extra=textwrap.indent(textwrap.dedent(extra), "    "))
     codes = [f.code for f in lint_source(source, "nnx_model.py").findings]
     assert "JAX101" in codes, codes
+
+
+def test_nnx_attributes_annotated_as_arrays_stay_traced():
+    # `Optional[jax.Array]`, `jax.Array | None`, "jax.Array": an array, not metadata; an `int`
+    # stays metadata (the look-alike)
+    for annotation, traced in (("Optional[jax.Array]", True), ("jax.Array | None", True), ('"jax.Array"', True),
+                               ("int", False)):
+        source = textwrap.dedent(f"""
+            from typing import Optional
+            import jax
+            import jax.numpy as jnp
+            from flax import nnx
+
+            class Gate(nnx.Module):
+                def __init__(self, bias: {annotation}):
+                    self.bias = bias
+
+                def gated(self, x):
+                    if self.bias.sum() > 0:
+                        return x
+                    return -x
+
+            @nnx.jit
+            def apply(model: Gate, x):
+                return model.gated(x)
+            """)
+        codes = [f.code for f in lint_source(source, "gate.py").findings]
+        assert ("JAX101" in codes) is traced, (annotation, codes)

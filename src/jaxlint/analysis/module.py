@@ -589,8 +589,29 @@ def _metadata_value(value, args: ast.arguments, imports) -> bool:
             if a.arg == value.id:
                 if a.annotation is None:
                     return True       # unannotated: sizes and flags far more often than arrays
-                text = imports.resolve(a.annotation.value if isinstance(a.annotation, ast.Subscript)
-                                       else a.annotation) or ast.unparse(a.annotation)
-                return text not in api.ARRAY_ANNOTATIONS and "Variable" not in text and "Param" not in text
+                return not any(_may_be_array(part, imports) for part in _annotation_parts(a.annotation))
     return False
+
+
+def _annotation_parts(annotation):
+    """The types an annotation admits: `Optional[X]`, `X | None`, `Union[X, Y]` and a string
+    annotation (`"jax.Array"`) opened up."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return [annotation]
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _annotation_parts(annotation.left) + _annotation_parts(annotation.right)
+    if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value).split(".")[-1] in ("Optional", "Union"):
+        inner = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return [part for node in inner for part in _annotation_parts(node)]
+    return [annotation]
+
+
+def _may_be_array(annotation, imports) -> bool:
+    """An array or an NNX Variable (traced under the framework's jit), not metadata."""
+    head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    text = imports.resolve(head) or ast.unparse(head)
+    return text in api.ARRAY_ANNOTATIONS or text.split(".")[-1] in ("Variable", "Param", "Array", "ndarray")
 
