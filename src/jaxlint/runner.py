@@ -243,7 +243,6 @@ def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = N
         project = _project(_root_of(path))
         externals = incoming_calls(project, path, config) if os.path.isfile(path) else ()
         if externals:
-            report.result = FileResult(path=path)
             report.result, report.cells = decode(path, lint_one((path, data, config, _root_of(path), externals)))
         return report
     if miss is not None:

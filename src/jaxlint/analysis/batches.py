@@ -271,7 +271,10 @@ class BatchSources(Shown):
             if info is None:
                 return None
             why = reader._ragged_function(info, call, self.stamped(ctx))
-        return f"{why} (lines of {os.path.basename(other.path)})" if why else ""
+        where = os.path.basename(other.path)
+        self.notes.extend(f"{note} (in {where})" for note in reader.notes)   # --verbose says why there too
+        reader.notes.clear()
+        return f"{why} (lines of {where})" if why else ""
 
     def _reader_of(self, other) -> "BatchSources":
         if id(other) not in self._readers:
