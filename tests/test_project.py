@@ -305,3 +305,10 @@ def test_a_long_lived_project_sees_a_new_importer_after_refresh(tmp_path):
     assert project.refresh()
     assert [f.code for f in lint_text(str(ops), ops.read_text(), Config()).result.findings] == ["JAX101"]
     assert not project.refresh()
+
+
+def test_a_constant_of_another_module_keeps_its_line_there():
+    from jaxlint.analysis.crossmodule import _statement_value
+    data = b'"""Settings."""\nimport os\n\nLAYERS = [\n    64, 64]\n'
+    value = _statement_value(data, data.index(b"LAYERS"), "LAYERS")
+    assert value is not None and value.lineno == 4 and value.end_lineno == 5

@@ -401,6 +401,7 @@ def _statement_value(data: bytes, start: int, name: str):
     if len(body) != 1:
         return None
     stmt = body[0]
+    ast.increment_lineno(stmt, data.count(b"\n", 0, start))     # the lines of the module, not of the chunk
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
             and stmt.targets[0].id == name:
         return stmt.value
