@@ -274,7 +274,7 @@ class BatchSources(Shown):
         where = os.path.basename(other.path)
         self.notes.extend(f"{note} (in {where})" for note in reader.notes)   # --verbose says why there too
         reader.notes.clear()
-        return f"{why} (lines of {where})" if why else ""
+        return f"{why}, in {where}" if why else ""
 
     def _reader_of(self, other) -> "BatchSources":
         if id(other) not in self._readers:
