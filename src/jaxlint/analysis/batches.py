@@ -18,7 +18,7 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.calls import is_size_expr
-from jaxlint.analysis.shown import MAX_DEPTH, Ctx, Shown, Values, text_of
+from jaxlint.analysis.shown import MAX_DEPTH, Ctx, Shown, Values, read_in_home, text_of
 from jaxlint.analysis.syntax import COMPREHENSIONS, target_names
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -164,11 +164,9 @@ class BatchSources(Shown):
         return padded
 
     # -- where an iterable comes from ---------------------------------------------------------
+    @read_in_home
     def ragged(self, expr, ctx: Ctx) -> Optional[str]:
         """Why iterating over `expr` can give a smaller last batch, or None."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.ragged(expr, ctx)
         if ctx.depth > MAX_DEPTH or expr is None or not self.spend():
             return None
         if isinstance(expr, ast.Name):
@@ -351,12 +349,10 @@ class BatchSources(Shown):
                               f"cannot be read")
         return None
 
+    @read_in_home
     def sized_by_batch(self, dataset, size, ctx, line) -> bool:
         """Is the dataset's length computed from the batch size (`x[:n // bs * bs]`,
         `select(range(bs * k))`)? Then it is meant to be a multiple: say nothing."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.sized_by_batch(dataset, size, ctx, line)
         if not isinstance(size, ast.Name):
             return False
         names = {size.id}
@@ -380,14 +376,12 @@ class BatchSources(Shown):
         return False
 
     # -- datasets loaded by name -----------------------------------------------------------------
+    @read_in_home
     def named_dataset(self, node, ctx, depth=0):
         """For a dataset loaded by name (`tfds.load("mnist", split="test")`, `builder.as_dataset(
         "test")`, `torchvision.datasets.MNIST(..., train=False)`, through names, attributes and
         size-keeping tf.data methods): its size when well known, else 0 (named, size not known).
         None when it is not a dataset loaded by name."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.named_dataset(node, ctx, depth)
         if depth > 8:
             return None
         if isinstance(node, ast.Name):
@@ -451,11 +445,9 @@ class BatchSources(Shown):
         self.notes.append(f"JAX303 not reported for line {line}: a dataset loaded by name, and {why}")
         return True
 
+    @read_in_home
     def _repeats_forever(self, node, ctx) -> bool:
         """Is there a `.repeat()` with no count earlier in the pipeline (through its names)?"""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home._repeats_forever(node, ctx)
         for _ in range(24):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr == "repeat" and not node.keywords and (not node.args or (
@@ -515,12 +507,10 @@ class BatchSources(Shown):
         return None
 
     # -- functions and classes of the file ----------------------------------------------------
+    @read_in_home
     def returned_element(self, node, ctx) -> list:
         """`make_loaders(...)[1]` (also what `a, b = make_loaders(...)` binds): element `i` of each
         tuple the helper returns, as (expression, ctx) pairs; [] for anything else."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.returned_element(node, ctx)
         if not (isinstance(node.value, ast.Call) and isinstance(node.slice, ast.Constant)
                 and isinstance(node.slice.value, int)) or ctx.depth >= MAX_DEPTH:
             return []
@@ -653,11 +643,9 @@ class BatchSources(Shown):
                     return other
         return None
 
+    @read_in_home
     def known_multiple(self, stop, step, ctx) -> bool:
         """Is `stop` provably a multiple of `step` (or cut down to one before the loop)?"""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.known_multiple(stop, step, ctx)
         stops, steps = self.values(stop, ctx), self.values(step, ctx)
         if steps.complete and steps.known == {1}:
             return True          # batches of one row: never a short one
@@ -681,12 +669,10 @@ class BatchSources(Shown):
             return True
         return False
 
+    @read_in_home
     def _ceil_count(self, node, ctx, depth=0) -> Optional[tuple]:
         """(n, bs) when `node` counts batches rounding up: `math.ceil(n / bs)`, `(n + bs - 1) // bs`,
         `-(-n // bs)`, `n // bs + 1`, `n // bs + (n % bs > 0)`."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home._ceil_count(node, ctx, depth)
         if isinstance(node, ast.Name) and depth < 3:
             found = self.lookup(node.id, ctx)
             return self._ceil_count(found[0], found[1], depth + 1) if found is not None else None
@@ -753,11 +739,9 @@ class BatchSources(Shown):
                 return None
             scope = self.parents.scope_of(scope)
 
+    @read_in_home
     def is_tf_pipeline(self, node, ctx, depth=0) -> bool:
         """Does this receiver chain start at tf.data / tfds (through names and helpers)?"""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.is_tf_pipeline(node, ctx, depth)
         if depth > 8:
             return False
         while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):

@@ -11,6 +11,8 @@ file does not show is unknown, and callers treat unknown as "say nothing".
 from __future__ import annotations
 
 import ast
+import functools
+import inspect
 import itertools
 import math
 import operator
@@ -67,6 +69,23 @@ _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Div: operator.truediv}
 
 
+def read_in_home(method):
+    """A question about an expression is answered by the reader of the module the expression is
+    in: when `ctx` belongs to another module (an argument passed into one of its functions), the
+    call goes to that module's reader. The one place a reader hands a question across modules."""
+    position = list(inspect.signature(method).parameters).index("ctx")
+    name = method.__name__
+
+    @functools.wraps(method)
+    def answer(self, *args, **kwargs):
+        ctx = args[position - 1] if len(args) >= position else kwargs["ctx"]
+        other = ctx.module
+        if other is not None and other is not self:
+            return getattr(other, name)(*args, **kwargs)
+        return method(self, *args, **kwargs)
+    return answer
+
+
 class Shown:
     """Follows names, parameters and attributes of one analysed file to the values it shows."""
 
@@ -78,11 +97,6 @@ class Shown:
         self._callers: dict = {}
         self._budget = MAX_STEPS
 
-    def home_of(self, ctx) -> Optional["Shown"]:
-        """The Shown that must read an expression evaluated in `ctx`, when not this one."""
-        other = ctx.module
-        return other if other is not None and other is not self else None
-
     def stamped(self, ctx) -> Ctx:
         """`ctx` marked as this module's, to be handed to another module's reader."""
         return ctx if ctx.module is self else replace(ctx, module=self)
@@ -93,11 +107,9 @@ class Shown:
         self._budget -= 1
         return self._budget > 0
 
+    @read_in_home
     def function_of(self, func, ctx):
         """The def a call's function expression names: nested, module level, `self.m`/`cls.m`."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.function_of(func, ctx)
         scope_info = self.index.by_node.get(id(ctx.scope)) if ctx.scope is not None else None
         if isinstance(func, ast.Name) and self._is_local(func.id, ctx) \
                 and not (scope_info is not None and func.id in scope_info.nested):
@@ -137,15 +149,13 @@ class Shown:
         found = [item for item in self.lookup_all(name, ctx) if item[0] is not None]
         return found[-1] if found else None
 
+    @read_in_home
     def lookup_all(self, name, ctx) -> list:
         """(expression, ctx) for each binding of `name` that reaches where `ctx` evaluates (the
         semantic model's answer, in source order), less those in a branch that the arguments
         bound by the call that led here rule out; [] when one of them is not an expression the
         file shows (a loop target, a `with` target...) or none is found. A parameter that reaches
         too (rebound on some paths only) is the item (None, ctx)."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.lookup_all(name, ctx)
         found = ctx.binding(name)
         if found is not None:
             return [found]
@@ -185,11 +195,9 @@ class Shown:
             scope = self.parents.scope_of(scope)
             line = 10 ** 9
 
+    @read_in_home
     def excluded_branch(self, scope, node, ctx) -> bool:
         """Is `node` in a branch of an `if` (inside `scope`) whose test the file decides against?"""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.excluded_branch(scope, node, ctx)
         child = node
         for anc in self.parents.chain(node):
             if anc is scope:
@@ -201,11 +209,9 @@ class Shown:
             child = anc
         return False
 
+    @read_in_home
     def owner_of_parameter(self, name, ctx) -> Optional[ast.AST]:
         """The def (this one or an enclosing one) whose parameter `name` is, where `ctx` reads it."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.owner_of_parameter(name, ctx)
         if ctx.binding(name) is not None:
             return None
         scope = ctx.scope
@@ -217,12 +223,10 @@ class Shown:
             scope = self.parents.scope_of(scope)
         return None
 
+    @read_in_home
     def parameter_values(self, name, ctx) -> list:
         """What a parameter receives, as (expression, ctx) pairs: what each of the file's calls of
         its def passes, or the default where a call leaves it out (or no call is seen)."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.parameter_values(name, ctx)
         scope = self.owner_of_parameter(name, ctx)
         if scope is None or isinstance(scope, ast.Lambda):
             return []
@@ -245,11 +249,9 @@ class Shown:
             found.append(default)
         return found
 
+    @read_in_home
     def attribute_values(self, node, ctx) -> list:
         """`self.loader`: what the methods of the enclosing class assign to `self.loader`."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.attribute_values(node, ctx)
         if not (isinstance(node.value, ast.Name) and node.value.id == "self") or ctx.scope is None:
             return []
         info = self.index.by_node.get(id(ctx.scope))
@@ -287,11 +289,9 @@ class Shown:
             self._callers[key] = found
         return self._callers[key]
 
+    @read_in_home
     def truth(self, node, ctx, depth=0) -> Optional[bool]:
         """True/False when the file shows the value of a flag, else None."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.truth(node, ctx, depth)
         if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int)):
             return bool(node.value)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -309,11 +309,9 @@ class Shown:
                 return values[0]
         return None
 
+    @read_in_home
     def literal(self, node, ctx, depth=0):
         """The Python value of a literal, a module constant or a name bound to one; else None."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.literal(node, ctx, depth)
         if isinstance(node, ast.Name) and depth < 4:
             found = self.lookup(node.id, ctx)
             if found is not None:
@@ -329,11 +327,9 @@ class Shown:
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return None
 
+    @read_in_home
     def _is_local(self, name, ctx) -> bool:
         """Is `name` bound in the enclosing def (a variable or parameter hides a def or class)?"""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home._is_local(name, ctx)
         scope = ctx.scope
         if scope is None or isinstance(scope, ast.Lambda):
             return False
@@ -341,11 +337,9 @@ class Shown:
             return True
         return self.analysis.model.scope(scope).assigns(name, definitions=False)
 
+    @read_in_home
     def values(self, node, ctx, depth=0) -> Values:
         """Every value `node` can take where `ctx` evaluates it, as far as the file shows."""
-        home = self.home_of(ctx)
-        if home is not None:
-            return home.values(node, ctx, depth)
         if depth > 12 or ctx.depth > MAX_DEPTH or not self.spend():
             return UNKNOWN
         if isinstance(node, ast.Constant):
