@@ -84,3 +84,40 @@ def test_nnx_attributes_annotated_as_arrays_stay_traced():
             """)
         codes = [f.code for f in lint_source(source, "gate.py").findings]
         assert ("JAX101" in codes) is traced, (annotation, codes)
+
+
+LINEN_AGENT = """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+from flax.training import train_state
+
+
+class MLP(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(2)(x)
+
+
+class Agent:
+    def __init__(self, state: train_state.TrainState):
+        self.model = MLP()
+        self.state = state
+
+    def act(self, params, obs):
+        return jax.jit({jitted})(params, obs)
+
+
+def rollout(agent, params, observations):
+    return [agent.act(params, obs) for obs in observations]
+"""
+
+
+def test_linen_apply_jitted_per_call_is_a_new_bound_method():
+    # `apply` of a linen Module is a method: `self.model.apply` is a new bound method at each
+    # access, and jit traces each one again (JAX 0.10.2: 5 calls, 5 traces, as for any bound
+    # method); a TrainState's `apply_fn` is a field holding one function: cached (look-alike)
+    def codes(jitted):
+        return [(f.code, f.line) for f in lint_source(LINEN_AGENT.format(jitted=jitted), "agent.py").findings]
+    assert codes("self.model.apply") == [("JAX301", 20)]
+    assert codes("self.state.apply_fn") == []

@@ -334,4 +334,12 @@ STATIC_ATTRIBUTE_BASES = {"nnx.Module", "nnx.Object", "nnx.Pytree"}
 # Annotations of a value that is an array (traced when the object is), not metadata.
 ARRAY_ANNOTATIONS = {"jax.Array", "jnp.ndarray", "np.ndarray", "jax.numpy.ndarray", "numpy.ndarray", "Array",
                      "chex.Array", "jaxtyping.Array"}
-
+# Methods that library base classes give their subclasses: `self.model.apply` of a class deriving
+# from one is a bound method, a new object at each attribute access, so `jax.jit(self.model.apply)`
+# traces and compiles again at every evaluation (JAX 0.10.2: 5 evaluations, 5 traces). Fields that
+# hold a function (a TrainState's `apply_fn`, haiku's `Transformed.apply`) are the same object at
+# each access: not listed.
+LIBRARY_METHODS = {
+    "flax.linen.Module": {"apply", "init", "init_with_output", "bind", "tabulate"},
+    "flax.linen.module.Module": {"apply", "init", "init_with_output", "bind", "tabulate"},
+}

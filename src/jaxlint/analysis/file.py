@@ -394,11 +394,12 @@ class Analysis:
 
         One pruned walk for all jitted functions (a walk per function is quadratic in files with
         thousands of jit sites), visiting only statements whose lines mention a callee's name."""
-        sites = {id(e): [(call, False) for call in e.immediate_calls] if e.is_jit else [] for e in self.entries}
+        jitted = self.entries + self.finder.unseen
+        sites = {id(e): [(call, False) for call in e.immediate_calls] if e.is_jit else [] for e in jitted}
         # Names are looked up where they are bound: a nested def's name only inside its parent
         # (test files define many nested `foo`s), a module-level name anywhere.
         roots = {}
-        for entry in self.entries:
+        for entry in jitted:
             if entry.is_jit:
                 root = entry.name_scope.node if entry.name_scope is not None else self.tree
                 by_name = roots.setdefault(id(root), (root, {}, {}))[1]

@@ -21,7 +21,7 @@ from typing import Optional
 
 from jaxlint.analysis.module import defaults, evaluate_literal, positional_params
 from jaxlint.analysis.semantic import BindingKind
-from jaxlint.analysis.syntax import LineFilter, pruned_walk, target_names
+from jaxlint.analysis.syntax import LineFilter, pruned_walk, target_names, text_of  # noqa: F401 - text_of is read from here too
 
 MAX_DEPTH = 4           # calls followed from where a value is read to where it is made
 MAX_VALUES = 64         # a value set larger than this is not worth enumerating
@@ -462,11 +462,3 @@ def _param_names(func) -> set:
     names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     return names
-
-
-def text_of(node) -> str:
-    """The source text of an expression ("" for a node that cannot be printed)."""
-    try:
-        return ast.unparse(node)
-    except Exception:  # noqa: BLE001 - unparse of odd nodes
-        return ""

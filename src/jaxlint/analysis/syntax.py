@@ -272,3 +272,12 @@ def _span(node) -> Optional[tuple]:
     except AttributeError:
         return None
     return None if None in span[1] else span
+
+
+def text_of(node) -> str:
+    """The source text of an expression ("" for a node that cannot be printed: a literal too long
+    for str(), an odd node)."""
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 - unparse of odd nodes
+        return ""

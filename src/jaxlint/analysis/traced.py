@@ -16,7 +16,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.module import (FuncInfo, ModuleIndex, evaluate_literal, param_names,
                                      params_with_defaults, positional_params)
-from jaxlint.analysis.syntax import LineFilter, child_nodes
+from jaxlint.analysis.syntax import LineFilter, child_nodes, text_of
 from jaxlint.analysis.names import canonical
 
 
@@ -73,9 +73,10 @@ class TracedEntry:
 
     @property
     def name(self) -> str:
-        return self.func.qualname if self.func else "<lambda>"
+        return self.func.qualname if self.func else self.label or "<lambda>"
 
     fresh: str = ""               # what jit was applied to when it is a new object each time
+    label: str = ""               # the jitted expression, for a function the file does not show
     is_jit: bool = False           # a jit-like wrapper (static arguments, call-time errors)
     compiled: bool = False         # compiles and caches per call signature
 
@@ -116,6 +117,7 @@ class TracedFinder:
         self.index = index
         self.imports = index.imports
         self.entries: list = []
+        self.unseen: list = []        # jit sites of functions the file does not show (_unseen_target)
         # wrapper name -> (static_argnums keyword, static_argnames keyword)
         self.jit_wrappers = dict(api.JIT_WRAPPERS)
         self.extra_wrappers = dict(extra_wrappers or {})
@@ -258,6 +260,8 @@ class TracedFinder:
         if (name in self.jit_wrappers or name in api.TRACING_WRAPPERS) and call.args:
             target = call.args[0]
             entry = self._entry_for_target(name, call, target, scope, cls, call.keywords)
+            if entry is None and (name in api.COMPILING_WRAPPERS or name in self.extra_wrappers):
+                return self._unseen_target(name, call, target, scope, cls)
             if entry is not None and name == "jax.vmap":
                 self._read_in_axes(entry, call)
             elif entry is not None and name == "jax.shard_map":
@@ -275,6 +279,45 @@ class TracedFinder:
             for branch in call.args[1].elts:
                 self._entry_for_target(name, call, branch, scope, cls, [])
         return None
+
+    def _unseen_target(self, wrapper, site, target, scope, cls) -> Optional[TracedEntry]:
+        """A jit of a function whose code the file does not show, when the jitted object is new at
+        each evaluation of the site: a `functools.partial` (or a grad) of a library or imported
+        function, or a bound method that a class of this file inherits from a library base
+        (`self.model.apply` of a Flax module). Kept apart from `entries` (there is no body to
+        trace): only the jit-per-call rule reads them."""
+        fresh, label = "", ""
+        if isinstance(target, ast.Call) and target.args:
+            inner = self.imports.resolve(target.func)
+            label = text_of(target.args[0])
+            if inner == "functools.partial":
+                fresh = f"a new functools.partial of `{label}`"
+            elif inner in api.CALL_THROUGH_WRAPPERS:
+                fresh = f"the new function returned by {inner}(`{label}`)"
+        elif isinstance(target, ast.Attribute):
+            owner = self._held_class(target.value, scope, cls)
+            if owner is None and isinstance(target.value, ast.Name) and target.value.id not in ("self", "cls"):
+                owner = self.index.local_instance(target.value.id, scope)
+            if owner is not None and self.index.lookup_method(owner, target.attr) is None \
+                    and target.attr in self._library_methods(owner):
+                label = text_of(target)
+                fresh = f"the bound method `{label}`"
+        if not fresh or not label:
+            return None
+        entry = TracedEntry(wrapper=wrapper, site=site, is_jit=True, compiled=True, fresh=fresh, label=label,
+                            scope=scope)
+        self.unseen.append(entry)
+        return entry
+
+    def _library_methods(self, owner, depth=0) -> set:
+        """The methods a class of this file inherits from library bases (api.LIBRARY_METHODS)."""
+        found = set()
+        for base in owner.bases:
+            found |= api.LIBRARY_METHODS.get(base, set())
+            other = self.index.top_classes.get(base)
+            if other is not None and other is not owner and depth < 8:
+                found |= self._library_methods(other, depth + 1)
+        return found
 
     def _argnums(self, name, call) -> Optional[tuple]:
         """The argument positions `jax.grad(f, argnums=...)` differentiates; None if unreadable."""
@@ -389,7 +432,7 @@ class TracedFinder:
             return func.cls
         if isinstance(node, ast.Name):
             return self.index.local_instance(node.id, scope)
-        return None
+        return self._held_class(node, scope, cls)
 
     def _binding_of(self, name, scope: Optional[FuncInfo], cls, line):
         """What `name` holds where a transform at `line` reads it, as Python resolves it: the
@@ -455,7 +498,22 @@ class TracedFinder:
                 owner = self.index.local_instance(base, scope)
             if owner is not None:
                 return self.index.lookup_method(owner, target.attr)
+        if isinstance(target, ast.Attribute):
+            owner = self._held_class(target.value, scope, cls)
+            if owner is not None:
+                return self.index.lookup_method(owner, target.attr)
         return None
+
+    def _held_class(self, node, scope: Optional[FuncInfo], cls):
+        """The class of this file whose object `self.attr` holds (every assignment to it in the
+        class's methods calls that one class: `self.model = Net(...)`), else None."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            return None
+        owner = scope.cls if scope is not None and scope.cls is not None else cls
+        s = scope
+        while owner is None and s is not None:
+            owner, s = s.cls, s.parent
+        return self.index.attribute_class(owner, node.attr) if owner is not None else None
 
     # -- static arguments -----------------------------------------------------------------------
     def _add(self, wrapper, site, func=None, lam=None, keywords=(), bound=()) -> TracedEntry:

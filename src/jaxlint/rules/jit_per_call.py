@@ -5,7 +5,7 @@ import ast
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.crossmodule import importer_calls
 from jaxlint.analysis.module import positional_params
-from jaxlint.analysis.syntax import LineFilter, pruned_walk, walk
+from jaxlint.analysis.syntax import COMPREHENSIONS, LineFilter, pruned_walk, target_names, walk
 from jaxlint.analysis.repetition import LITERAL, MODULE, free_names, is_memoised, scope_key
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -18,8 +18,10 @@ class JitPerCall(Rule):
     summary = "jax.jit applied to a new function object every time the code runs: compiles every time."
     what = """
         Flags `jax.jit` (also `pmap`, `eqx.filter_jit`) applied to a lambda, a nested function, a
-        `functools.partial`, a `jax.grad(...)` result built on the spot or a bound method
-        (`self.f = jax.jit(self.f)`: each `self.f` is a new object), when the code shows that
+        `functools.partial` (of your function or a library's: `partial(jax.tree.map, fn)`), a
+        `jax.grad(...)` result built on the spot or a bound method (`self.f = jax.jit(self.f)`,
+        `jax.jit(self.model.apply)`: each access makes a new object; for a class of the file
+        that inherits `apply` from a Flax linen Module too), when the code shows that
         it runs many times and compiles the same program each time: it sits in a loop or
         comprehension, or in a function that a loop calls (directly or through its callers; for
         a method, a call `obj.method(...)` in a loop; for `__init__`, objects created in a loop),
@@ -70,7 +72,7 @@ class JitPerCall(Rule):
            "the jitted function closes over.")
 
     def check(self, analysis):
-        for entry in analysis.entries:
+        for entry in analysis.entries + analysis.finder.unseen:
             if not entry.compiled:
                 continue
             if entry.via_decorator and entry.func is not None and entry.func.parent is not None:
@@ -330,6 +332,8 @@ def _program_inputs(analysis, entry, scope):
         elif isinstance(target, ast.Call):
             exprs += target.args[1:] + [kw.value for kw in target.keywords]
             names |= _names([target.args[0]]) if target.args else set()
+        elif isinstance(target, ast.Attribute):
+            names |= _names([target])          # `m.apply` of each model in turn: another program
         if entry.func is not None and entry.func.parent is not None:
             names |= free_names(entry.func.node)
     names |= _names(exprs)
@@ -337,7 +341,11 @@ def _program_inputs(analysis, entry, scope):
     passed = set()
     for call, _ in analysis.call_sites.get(id(entry), []):
         passed |= _names(call.args + [kw.value for kw in call.keywords])
-    return _bind(rep, names, scope), _bind(rep, passed, scope), _names(exprs)
+    # a comprehension's variable changes with each of its repetitions, as the scope's own names
+    # do (the repetition finder keys it on the enclosing scope)
+    comprehended = {name for anc in analysis.parents.chain(site) if isinstance(anc, COMPREHENSIONS)
+                    for gen in anc.generators for name in target_names(gen.target)}
+    return (_bind(rep, names, scope, comprehended), _bind(rep, passed, scope, comprehended), _names(exprs))
 
 
 def _through_nested_defs(rep, names: set, scope) -> set:
@@ -359,10 +367,14 @@ def _through_nested_defs(rep, names: set, scope) -> set:
     return names
 
 
-def _bind(rep, names: set, scope) -> set:
-    """(key of the scope that binds it, name) for each name read from `scope`, as Python resolves it."""
+def _bind(rep, names: set, scope, comprehended=frozenset()) -> set:
+    """(key of the scope that binds it, name) for each name read from `scope`, as Python resolves it
+    (`comprehended`: variables of comprehensions around the read, keyed on `scope`)."""
     bound = set()
     for name in names:
+        if name in comprehended:
+            bound.add((scope_key(scope), name))
+            continue
         s = scope
         while s is not None and name not in rep.local_names(s):
             s = s.parent

@@ -19,8 +19,10 @@ The proxy is also where the harness acts without editing the file:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import keyword
 import os
 import sys
 import time
@@ -79,6 +81,37 @@ def _in_user_file(fun) -> bool:
     return code is not None and _same_file(code.co_filename, _PATH)
 
 
+def _applied_in_user_file() -> bool:
+    """Is jit applied by a line of the user's file (`jax.jit(partial(jax.tree.map, f))`), not by a
+    library the file calls? The frame above `jit`."""
+    frame = sys._getframe(2)
+    name = frame.f_code.co_filename
+    return _same_file(name, _PATH)
+
+
+_STAND_INS: dict = {}       # id(function) -> (function, its stand-in)
+
+
+def _stand_in(fun, line):
+    """A function of the user's file (at the line that jits it) that calls `fun`, a library's
+    function (`jax.jit(partial(jax.tree.map, f))`): JAX explains the cache misses of user code
+    only, so its traces are seen through the stand-in. One stand-in per function object, so that
+    JAX caches as it would for `fun` itself: a new object traces again, the same one does not."""
+    held = _STAND_INS.get(id(fun))
+    if held is not None and held[0] is fun:
+        return held[1]
+    name = getattr(_target(fun), "__name__", "")
+    name = name if isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name) else "function"
+    source = "\n" * max(0, (line or 1) - 1) + f"def {name}(*args, **kwargs):\n    return _jaxlint_fun(*args, **kwargs)\n"
+    namespace = {"_jaxlint_fun": fun}
+    exec(compile(source, _PATH, "exec"), namespace)      # noqa: S102 - verify runs the user's program anyway
+    stand_in = namespace[name]
+    with contextlib.suppress(TypeError, ValueError):
+        stand_in.__signature__ = inspect.signature(fun)   # static_argnames and argument names
+    _STAND_INS[id(fun)] = (fun, stand_in)
+    return stand_in
+
+
 def install(path: str):
     """Replace `jax.jit` so that functions defined in `path` come back instrumented."""
     global _REAL_JIT, _PATH
@@ -102,9 +135,19 @@ def install(path: str):
             if SESSION is not None:
                 SESSION.trusted_errors.append(str(exc)[:4000])
             raise
-        if not _in_user_file(fun):
+        if _in_user_file(fun):
+            return Instrumented(jitted, fun, _user_line(_PATH))
+        if not _applied_in_user_file():
             return jitted
-        return Instrumented(jitted, fun, _user_line(_PATH))
+        line = _user_line(_PATH)
+        stand_in = _stand_in(fun, line)
+        try:
+            jitted = real(stand_in, *args, **kwargs)
+        except Exception as exc:
+            if SESSION is not None:
+                SESSION.trusted_errors.append(str(exc)[:4000])
+            raise
+        return Instrumented(jitted, stand_in, line)
 
     jax.jit = jit
     return jit
