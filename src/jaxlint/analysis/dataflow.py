@@ -351,7 +351,7 @@ class FunctionRun:
             bounds = [self.eval(a) for a in it.args]
             self.flow.record("loop", s, bounds[0] if len(bounds) == 1 else bounds[1], self.frame,
                              bounds=bounds)
-        element = self.iter_element(s.iter)
+        element = self.iter_element(s.iter, loop=s if self.unrolls else None)
         self._loop(s.body, lambda: self.bind(s.target, element))
         self.exec_block(s.orelse)
 
@@ -1041,11 +1041,14 @@ class FunctionRun:
                 return None
         return ", ".join(found) if found else None
 
-    def iter_element(self, node) -> V:
-        """What a `for` over `node` binds to its target, checking the iterable itself."""
+    def iter_element(self, node, loop=None) -> V:
+        """What a `for` over `node` binds to its target, checking the iterable itself. `loop`: the
+        for statement, when a trace unrolls it (a loop over the rows of a traced array is recorded)."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not self.env.is_local(node.func.id):
             name = node.func.id
             args = [self.eval(a) for a in node.args]
+            if loop is not None and name in ("zip", "enumerate", "reversed"):
+                self._rows(loop, list(zip(node.args, args)))
             if name == "range":
                 self.check_range(node, args)
                 return STATIC_V
@@ -1070,9 +1073,19 @@ class FunctionRun:
                 return inner if node.func.attr == "values" else STATIC_V
             return UNKNOWN_V if receiver.state != STATIC else STATIC_V
         iterable = self.eval(node)
+        if loop is not None:
+            self._rows(loop, [(node, iterable)])
         if iterable.state in (TRACED, STATIC):
             return vals.element_of(iterable, iterating=True)
         return UNKNOWN_V
+
+    def _rows(self, loop, iterated):
+        """A for-loop under jit over the rows of a traced array (`for row in x`, `zip(xs, ys)`):
+        unrolled once per row. Recorded with the first such expression."""
+        for expr, value in iterated:
+            if value.is_array and not value.diff and self.frame.entry_kind.startswith("jit"):
+                self.flow.record("rows", loop, value, self.frame, over=expr)
+                return
 
     def check_range(self, node, args):
         for arg in args:

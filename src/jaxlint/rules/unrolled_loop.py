@@ -7,6 +7,9 @@ import math
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.shown import Ctx
+from jaxlint.analysis.signature_reader import reader_for
+from jaxlint.analysis.signatures import MORE, poly_value
+from jaxlint.analysis.syntax import text_of
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 
@@ -15,7 +18,7 @@ class UnrolledLoop(Rule):
     code = "JAX302"
     name = "unrolled-loop"
     family = "recompilation"
-    summary = "A Python for-loop over a static range inside a traced function is unrolled."
+    summary = "A Python for-loop over a static range, or over the rows of a traced array, inside a traced function is unrolled."
     what = """
         Flags a Python `for` over `range(...)` inside a traced function when the loop runs at
         least a threshold of iterations (default 16, `unrolled-loop-threshold`): a literal or
@@ -25,6 +28,13 @@ class UnrolledLoop(Rule):
         parameter whose value the file does not show is.
         A loop in a plain function that only calls `lax.scan`/`fori_loop` runs eagerly and is not
         flagged; the same loop inside the scan body is.
+
+        Also flags a `for` inside a jitted function over the rows of a traced array (`for row in
+        x`, `for a, b in zip(xs, ys)`, `enumerate(x)`), when the value is known to be an array: an
+        array annotation, a call that passes one, or a `jnp`/`lax` result. The body is copied once
+        per row. When the array is a parameter and every call the file shows passes fewer rows
+        than the threshold (`for axis in frame` with a 3x3 frame), it is not flagged. A loop over
+        a list or tuple of arrays (`for w, b in params`) is a loop over Python values, not rows.
     """
     why = """
         JAX traces Python loops by running them: the body is copied into the program once per
@@ -55,6 +65,11 @@ class UnrolledLoop(Rule):
     def check(self, analysis):
         threshold = analysis.unrolled_loop_threshold
         for sink in analysis.sinks:
+            if sink.kind == "rows":
+                finding = self._rows(analysis, sink, threshold)
+                if finding is not None:
+                    yield finding
+                continue
             if sink.kind != "loop":
                 continue
             stop = sink.value
@@ -78,6 +93,28 @@ class UnrolledLoop(Rule):
                 message=f"Python for-loop over range() is unrolled in traced `{sink.frame.function}`",
                 detail=(f"The loop is unrolled: {reason}, and compile time grows with the iteration "
                         f"count. Fix: lax.fori_loop or lax.scan"))
+
+    def _rows(self, analysis, sink, threshold):
+        """A loop over the rows of a traced array: one copy of the body per row. When the array is
+        a parameter of the jitted function, the calls the file shows give the number of rows:
+        silent when each is below the threshold."""
+        loop, over = sink.node, sink.detail["over"]
+        text = text_of(over) or "the iterable"
+        rows = _leading_dims(analysis, sink, over)
+        if rows and all(n is not None for n in rows) and max(rows) < threshold:
+            analysis.notes.append(f"JAX302 not reported at line {loop.lineno}: the calls the file shows pass "
+                                  f"`{text}` with at most {max(rows)} rows (threshold {threshold})")
+            return None
+        known = [n for n in rows if n is not None]
+        count = (f"{max(known)} rows at the largest call the file shows (threshold {threshold})"
+                 if known and max(known) >= threshold else "as many copies as the array has rows")
+        return Finding(
+            code=self.code, line=loop.lineno, col=loop.col_offset, function=sink.frame.function,
+            message=f"Python for-loop over the rows of traced `{text}` is unrolled in `{sink.frame.function}`",
+            detail=(f"Iterating a traced array runs the loop body once per row while JAX traces: "
+                    f"{count}, and the program and its compile time grow with the number of rows "
+                    f"(a new leading size is also a new compile). Fix: jax.vmap over the rows, or "
+                    f"lax.scan / lax.fori_loop carrying the accumulator"))
 
     def _static_reason(self, analysis, shown, sink, threshold):
         """A range over static parameters: report it when a value the file shows for them reaches
@@ -163,4 +200,20 @@ def _scenarios(analysis, entry):
         found.append((call.lineno, tuple(bound)))
     if not found and not analysis.call_sites.get(id(entry)):
         found.append((None, tuple((p, (d, def_ctx)) for p, d in defaults.items())))
+    return found
+
+
+def _leading_dims(analysis, sink, over) -> list:
+    """The number of rows each call of the jitted function passes for the parameter `over` names
+    (None where a call does not show it); [] when `over` is not such a parameter."""
+    entry = _entry_of(analysis, sink)
+    if entry is None or not isinstance(over, ast.Name) or over.id not in (entry.func.params if entry.func else ()):
+        return []
+    found = []
+    for site in analysis.jit_calls():
+        if site.entry is not entry or over.id not in site.args:
+            continue
+        sig = reader_for(analysis, site.scope).sig_at(site.args[over.id].node, site.node)
+        shape = getattr(sig, "shape", None)
+        found.append(poly_value(shape[0]) if shape and shape[0] is not None and shape[0] != MORE else None)
     return found
