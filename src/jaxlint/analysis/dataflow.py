@@ -1082,9 +1082,12 @@ class FunctionRun:
     def _rows(self, loop, iterated):
         """A for-loop under jit over the rows of a traced array (`for row in x`, `zip(xs, ys)`):
         unrolled once per row. Recorded with the first such expression."""
+        if not self.frame.entry_kind.startswith("jit"):
+            return
         for expr, value in iterated:
-            if value.is_array and not value.diff and self.frame.entry_kind.startswith("jit"):
-                self.flow.record("rows", loop, value, self.frame, over=expr)
+            if value.traced and not value.diff and (value.leaf == ARRAY or value.leaf == MAYBE and isinstance(expr, ast.Name)):
+                # a parameter of unknown kind may be a list of arrays: the calls decide (JAX302)
+                self.flow.record("rows", loop, value, self.frame, over=expr, array=value.leaf == ARRAY)
                 return
 
     def check_range(self, node, args):

@@ -8,7 +8,7 @@ from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.signature_reader import reader_for
-from jaxlint.analysis.signatures import MORE, poly_value
+from jaxlint.analysis.signatures import MORE, Leaf, poly_value
 from jaxlint.analysis.syntax import text_of
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -101,6 +101,8 @@ class UnrolledLoop(Rule):
         loop, over = sink.node, sink.detail["over"]
         text = text_of(over) or "the iterable"
         rows = _leading_dims(analysis, sink, over)
+        if not sink.detail.get("array") and not (rows and all(n is not None for n in rows)):
+            return None       # a parameter that may be a list of arrays: every call must show an array
         if rows and all(n is not None for n in rows) and max(rows) < threshold:
             analysis.notes.append(f"JAX302 not reported at line {loop.lineno}: the calls the file shows pass "
                                   f"`{text}` with at most {max(rows)} rows (threshold {threshold})")
@@ -214,6 +216,6 @@ def _leading_dims(analysis, sink, over) -> list:
         if site.entry is not entry or over.id not in site.args:
             continue
         sig = reader_for(analysis, site.scope).sig_at(site.args[over.id].node, site.node)
-        shape = getattr(sig, "shape", None)
+        shape = sig.shape if isinstance(sig, Leaf) and sig.python is None else None
         found.append(poly_value(shape[0]) if shape and shape[0] is not None and shape[0] != MORE else None)
     return found
