@@ -362,7 +362,9 @@ class Shown:
                 if isinstance(value, int) and value.bit_length() > 62:
                     return UNKNOWN
                 return Values.of(value) if isinstance(value, (int, float, str, bool)) else UNKNOWN
-            return UNKNOWN
+            return self._imported_constant(node, ctx)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return self._imported_constant(node, ctx)
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             return self._combine(_BINOPS[type(node.op)], [self.values(node.left, ctx, depth + 1),
                                                           self.values(node.right, ctx, depth + 1)])
@@ -392,6 +394,26 @@ class Shown:
                 and (self.imports.resolve(node.func) or "") in ("math.ceil", "math.floor"):
             return self._combine(math.ceil if self.imports.resolve(node.func) == "math.ceil" else math.floor,
                                  [self.values(node.args[0], ctx, depth + 1)])
+        return UNKNOWN
+
+    def _imported_constant(self, node, ctx) -> Values:
+        """A literal that another module of the project binds once to the name imported here
+        (`N` of `from .config import N`, `config.N`). Only literals: the other module's names
+        mean what its own imports say, not ours."""
+        view = getattr(self.analysis.flow, "external", None)
+        root = node if isinstance(node, ast.Name) else node.value
+        if view is None or self._is_local(root.id, ctx):
+            return UNKNOWN
+        expr = view.constant(node)
+        if expr is None:
+            return UNKNOWN
+        try:
+            value = evaluate_literal(expr)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return UNKNOWN
+        if isinstance(value, bool) or isinstance(value, (int, float, str)) and \
+                not (isinstance(value, int) and value.bit_length() > 62):
+            return Values.of(value)
         return UNKNOWN
 
     @staticmethod
