@@ -50,8 +50,8 @@ class ExternalCall:
 def _taint(item):
     if item is None:
         return None
-    if item[0] == "static":
-        return ("static", item[1])
+    if item[0] in ("static", "static-param"):
+        return (item[0], item[1])
     leaf, path, params, boolish = item
     return (leaf, tuple(path), tuple(params), bool(boolish))
 
@@ -69,6 +69,8 @@ def taint_of(value, node=None) -> Optional[tuple]:
         return (value.leaf, tuple(value.path), tuple(sorted(value.params)), bool(value.boolish))
     if isinstance(node, ast.Constant) and type(node.value) in _LITERALS:
         return ("static", node.value)
+    if value.state == vals.STATIC and value.text.startswith("static:") and value.const is vals.NO_CONST:
+        return ("static-param", value.text[7:])    # a static parameter of the jitted entry, as it is
     return None
 
 
@@ -77,6 +79,8 @@ def value_of(taint) -> "vals.V":
         return vals.UNKNOWN_V
     if taint[0] == "static":
         return vals.static(taint[1])
+    if taint[0] == "static-param":
+        return vals.V(vals.STATIC, text=f"static:{taint[1]}")
     leaf, path, params, boolish = taint
     return vals.traced(leaf=leaf, path=tuple(path), params=frozenset(params), boolish=boolish)
 

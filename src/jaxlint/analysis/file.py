@@ -238,12 +238,20 @@ class Analysis:
         target = view.target_of(func)
         if target is None or not target.path.endswith(".py"):
             return None
-        other = module_analysis(view.project, target.path, self.config)
-        self.depends[os.path.abspath(target.path)] = file_digest(target.path)
-        if other is None:
+        other = self.other_module(target.path)
+        return (other, target.name) if other is not None else None
+
+    def other_module(self, path: str) -> Optional["Analysis"]:
+        """The analysis (traces not run) of another module of the project, recorded as read: its
+        file in `depends`, and what it reads in turn (`all_depends`). None without a project or
+        when the file cannot be read."""
+        if self.project is None:
             return None
-        self.read_modules[id(other)] = other     # what it reads in turn counts for us too
-        return other, target.name
+        other = module_analysis(self.project, path, self.config)
+        self.depends[os.path.abspath(path)] = file_digest(path)
+        if other is not None:
+            self.read_modules[id(other)] = other
+        return other
 
     def all_depends(self) -> dict:
         """`depends` with what the other modules' analyses read for us (a helper's return value

@@ -3,9 +3,11 @@
 import ast
 import itertools
 import math
+import os
 
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
+from jaxlint.analysis.crossmodule import importer_calls
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import MORE, Leaf, poly_value
@@ -82,9 +84,9 @@ class UnrolledLoop(Rule):
                 if count < threshold:
                     continue
                 reason = f"it runs {count} iterations (threshold {threshold})"
-            elif all(b.state == vals.STATIC for b in bounds) and sink.frame.entry_kind.startswith("jit") \
-                    and not sink.frame.origin:
-                reason = self._static_reason(analysis, analysis.shown, sink, threshold)
+            elif all(b.state == vals.STATIC for b in bounds) and sink.frame.entry_kind.startswith("jit"):
+                reason = (self._foreign_static_reason(analysis, sink, threshold) if sink.frame.origin
+                          else self._static_reason(analysis, analysis.shown, sink, threshold))
             if reason is None:
                 continue
             yield Finding(
@@ -117,6 +119,46 @@ class UnrolledLoop(Rule):
                     f"{count}, and the program and its compile time grow with the number of rows "
                     f"(a new leading size is also a new compile). Fix: jax.vmap over the rows, or "
                     f"lax.scan / lax.fori_loop carrying the accumulator"))
+
+    def _foreign_static_reason(self, analysis, sink, threshold):
+        """A helper's loop over a static parameter of a jitted function of another module, whose
+        trace led here: the values are those its calls pass, in its module and in the modules that
+        import it (`forward(params, x, n_iters=config.N_REFINE)`). Reported when one reaches the
+        threshold; silent otherwise."""
+        loop = sink.node
+        bare = sink.value.text[7:] if sink.value.text.startswith("static:") else None
+        if analysis.project is None or bare is None or len(loop.iter.args) != 1:
+            return None
+        home = analysis.other_module(sink.frame.origin)
+        entry = _jitted_named(home, sink.frame.entry) if home is not None else None
+        if entry is None or entry.func is None or bare not in entry.func.params or bare not in entry.static:
+            return None
+        default = calls.defaults_of(entry).get(bare)
+        most = None          # (count, file, line)
+        for other, call, skips in _foreign_calls_of(analysis, home, entry):
+            site = calls.map_call(call, entry, skips)
+            if site.starred:
+                continue
+            arg = site.args.get(bare)
+            if arg is not None:
+                shown = other.shown.values(arg.node, Ctx(other.parents.scope_of(call), call.lineno))
+            elif default is not None:
+                shown = home.shown.values(default, Ctx(home.parents.scope_of(entry.node), entry.node.lineno))
+            else:
+                continue
+            for value in shown.known:
+                if isinstance(value, int) and not isinstance(value, bool) and (most is None or value > most[0]):
+                    most = (value, other.path, call.lineno)
+        if most is None:
+            return None
+        count, path, line = most
+        if count < threshold:
+            analysis.notes.append(f"JAX302 not reported at line {loop.lineno}: every value the project passes "
+                                  f"for `{bare}` gives at most {count} iterations (threshold {threshold})")
+            return None
+        return (f"`{bare}` is a static parameter of `{entry.name}` ({os.path.basename(home.path)}), and it runs "
+                f"{count} iterations with the arguments of the call at {os.path.basename(path)}:{line} "
+                f"(threshold {threshold})")
 
     def _static_reason(self, analysis, shown, sink, threshold):
         """A range over static parameters: report it when a value the file shows for them reaches
@@ -162,6 +204,17 @@ class UnrolledLoop(Rule):
         if bare:
             return f"`{bare}` is a static parameter: the loop length is a compile-time constant"
         return None
+
+
+def _foreign_calls_of(analysis, home, entry):
+    """(module analysis, call, skips_self) for each call of `entry` (a jitted def of the module
+    `home` analyses) made in that module or in the project's modules that import it."""
+    found = [(home, call, skips) for call, skips in home.call_sites.get(id(entry), [])]
+    for item in importer_calls(analysis.project, home.path, entry.name, analysis.config, analysis.depends):
+        other = analysis.other_module(item.path)
+        if other is not None:
+            found.append((other, item.call, False))
+    return found
 
 
 def _jitted_named(analysis, name):

@@ -1,0 +1,2 @@
+N_REFINE = 6
+WIDTH = 4

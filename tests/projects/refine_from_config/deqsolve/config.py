@@ -1,0 +1,2 @@
+N_REFINE = 64
+WIDTH = 4
