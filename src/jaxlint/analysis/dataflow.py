@@ -19,7 +19,7 @@ from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.module import (FuncInfo, ModuleIndex, evaluate_literal, param_names, params_with_defaults,
                                      positional_params)
-from jaxlint.analysis.syntax import target_names, walk
+from jaxlint.analysis.syntax import free_names, target_names, walk
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.traced import shard_map_passthrough, unbatched_positions
 from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,
@@ -253,7 +253,11 @@ class FunctionRun:
     def check_leak(self, node, container, value: V, how: str, name: str = "") -> None:
         """A traced value stored into state that outlives the trace (JAX109): a container or
         object the traced code did not create (a module-level or eager closure's list/dict, an
-        attribute of a static `self`), or a `global`/`nonlocal` name."""
+        attribute of a static `self`), or a `global`/`nonlocal` name. A function closing over a
+        tracer (`[lambda: x]`) carries it out as well."""
+        captured = value is not None and not value.traced
+        if captured:
+            value = _captured_tracer(value)
         if value is None or not value.traced or value.diff or value.maykey:
             return
         if container is not None:
@@ -271,7 +275,7 @@ class FunctionRun:
                 return
             if self.imports.resolve(root) is not None:
                 return          # a module (`jnp`, `np`): not a store into program state
-        self.flow.record("leak", node, value, self.frame, into=name, how=how)
+        self.flow.record("leak", node, value, self.frame, into=name, how=how, closure=captured)
 
     def _free_of_eager_scope(self, name: str) -> bool:
         """Is `name` bound by an enclosing function that is not being traced (a factory whose
@@ -1999,6 +2003,25 @@ def _vmap_unbatched(keywords, positional_options, nargs, constants) -> set:
 def _is_none(n: ast.Compare, i: int) -> bool:
     operands = [n.left] + n.comparators
     return any(isinstance(o, ast.Constant) and o.value is None for o in (operands[i], operands[i + 1]))
+
+
+def _captured_tracer(value: V, depth: int = 0) -> Optional[V]:
+    """The tracer a function value closes over (a name its body reads from the enclosing traced
+    scope), looked for in a function and in the elements of a container holding one; else None."""
+    if depth > 4:
+        return None
+    if value.state == FUNC and value.closure is not None and value.func is not None:
+        node = value.func.node if isinstance(value.func, FuncInfo) else value.func
+        for name in sorted(free_names(node)):
+            held = value.closure.lookup(name)
+            if held is not None and held.traced:
+                return held
+        return None
+    for element in value.elts or ():
+        found = _captured_tracer(element, depth + 1) if element is not None else None
+        if found is not None:
+            return found
+    return None
 
 
 def _format_spec_text(spec) -> str:

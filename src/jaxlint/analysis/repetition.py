@@ -27,7 +27,7 @@ from typing import Optional
 
 from jaxlint.analysis.calls import _is_small_literal_collection, _walk_scope
 from jaxlint.analysis.module import positional_params
-from jaxlint.analysis.syntax import COMPREHENSIONS, LineFilter, pruned_walk, target_names, walk
+from jaxlint.analysis.syntax import COMPREHENSIONS, LineFilter, free_names, pruned_walk, target_names, walk
 from jaxlint.analysis.semantic import SemanticModel
 
 # How a name varies between repetitions. LITERAL: it comes from a loop over a literal collection of
@@ -504,21 +504,6 @@ def _decorator_name(dec) -> str:
     return target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
 
 
-def free_names(node) -> frozenset:
-    """Names a lambda or def reads from outside itself, its decorators and defaults included."""
-    loads, bound = set(), set()
-    for sub in walk(node):
-        if isinstance(sub, ast.Name):
-            (loads if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
-        elif isinstance(sub, ast.arg):
-            bound.add(sub.arg)
-        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not node:
-            bound.add(sub.name)
-    outside = set()
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        for expr in node.decorator_list + node.args.defaults + [d for d in node.args.kw_defaults if d]:
-            outside |= {n.id for n in walk(expr) if isinstance(n, ast.Name)}
-    return frozenset((loads - bound) | outside)
 
 
 def _names(expr) -> frozenset:

@@ -281,3 +281,20 @@ def text_of(node) -> str:
         return ast.unparse(node)
     except Exception:  # noqa: BLE001 - unparse of odd nodes
         return ""
+
+
+def free_names(node) -> frozenset:
+    """Names a lambda or def reads from outside itself, its decorators and defaults included."""
+    loads, bound = set(), set()
+    for sub in walk(node):
+        if isinstance(sub, ast.Name):
+            (loads if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
+        elif isinstance(sub, ast.arg):
+            bound.add(sub.arg)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not node:
+            bound.add(sub.name)
+    outside = set()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for expr in node.decorator_list + node.args.defaults + [d for d in node.args.kw_defaults if d]:
+            outside |= {n.id for n in walk(expr) if isinstance(n, ast.Name)}
+    return frozenset((loads - bound) | outside)

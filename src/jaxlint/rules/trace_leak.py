@@ -62,9 +62,10 @@ class TraceLeak(SinkRule):
         what = f"`{into}` (a `global`/`nonlocal` name)" if how == "global" else \
             f"`{into}`, state from outside the trace, by {how}" if how != "assignment" else \
             f"`{into}`, state from outside the trace"
-        return (f"traced {short_origin(sink.value)} is stored into `{into}` in "
+        held = " in a function closing over it" if sink.detail.get("closure") else ""
+        return (f"traced {short_origin(sink.value)} is stored into `{into}`{held} in "
                 f"{short_place(sink.frame)}",
-                trace_detail(sink.value, sink.frame, f"It is stored into {what}: the store runs "
+                trace_detail(sink.value, sink.frame, f"It is stored into {what}{held}: the store runs "
                              f"once, while tracing, and keeps a tracer (a JAX operation on it "
                              f"afterwards raises UnexpectedTracerError; later calls store nothing)",
                              "return the value from the traced function, or use jax.debug.callback"))
