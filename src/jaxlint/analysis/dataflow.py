@@ -349,12 +349,18 @@ class FunctionRun:
 
     def stmt_For(self, s):
         it = s.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "reversed" \
+                and len(it.args) == 1 and not self.env.is_local("reversed"):
+            it = it.args[0]           # `reversed(range(n))` runs as many times as `range(n)`
         if self.unrolls and isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
                 and not self.env.is_local("range") and it.args and not it.keywords \
                 and not any(isinstance(a, ast.Starred) for a in it.args):
             bounds = [self.eval(a) for a in it.args]
+            # a range stepping by more than one walks blocks of an axis (`range(0, n, bs)`): a
+            # count of blocks, sized on purpose, not of elements
+            axis = self._traced_axis(it.args[0] if len(it.args) == 1 else it.args[1]) if len(it.args) < 3 else None
             self.flow.record("loop", s, bounds[0] if len(bounds) == 1 else bounds[1], self.frame,
-                             bounds=bounds)
+                             bounds=bounds, axis=axis)
         element = self.iter_element(s.iter, loop=s if self.unrolls else None)
         self._loop(s.body, lambda: self.bind(s.target, element))
         self.exec_block(s.orelse)
@@ -1083,6 +1089,44 @@ class FunctionRun:
             return vals.element_of(iterable, iterating=True)
         return UNKNOWN_V
 
+    def _traced_axis(self, node, depth=0) -> Optional[tuple]:
+        """(array expression, axis, its value, "shape" or "len") when a loop bound counts along an
+        axis of a traced value: `x.shape[k]`, `len(x)`, a sum, difference or multiple of one, a
+        local name bound to one (`T = x.shape[1]`, `B, T = x.shape`). Its length is a data size,
+        static under the trace. A quotient (`n // bs`) counts blocks: not one."""
+        if depth > 3:
+            return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            return self._traced_axis(node.left, depth + 1) or self._traced_axis(node.right, depth + 1)
+        found = None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+                and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
+            found = (node.value.value, node.slice.value, "shape")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+                and len(node.args) == 1 and not self.env.is_local("len"):
+            found = (node.args[0], 0, "len")
+        elif isinstance(node, ast.Name) and isinstance(self.func, FuncInfo):
+            model = self.flow.index.model
+            bindings = model.bindings_at(node.id, model.statement_of(node), model.scope(self.func.node))
+            if not bindings or len(bindings) != 1:
+                return None
+            b = bindings[0]
+            if b.value is not None:
+                return self._traced_axis(b.value, depth + 1)
+            value = getattr(b.stmt, "value", None)
+            targets = getattr(b.stmt, "targets", [])
+            if isinstance(value, ast.Attribute) and value.attr == "shape" and len(targets) == 1 \
+                    and isinstance(targets[0], (ast.Tuple, ast.List)):
+                names = [e.id if isinstance(e, ast.Name) else None for e in targets[0].elts]
+                if node.id in names and not any(isinstance(e, ast.Starred) for e in targets[0].elts):
+                    found = (value.value, names.index(node.id), "shape")
+        if found is None or not isinstance(found[0], ast.Name):
+            return None
+        value = self.env.lookup(found[0].id)
+        if value is None or not value.traced or value.diff:
+            return None
+        return found[0], found[1], value, found[2]
+
     def _rows(self, loop, iterated):
         """A for-loop under jit over the rows of a traced array (`for row in x`, `zip(xs, ys)`):
         unrolled once per row. Recorded with the first such expression."""
@@ -1312,13 +1356,16 @@ class FunctionRun:
             return vals.static(pyseq=True, shows=first if first is not None and first.traced else None)
         if name in api.STATIC_BUILTINS:
             return STATIC_V
+        # `list(d)`, `sorted(d)` of a pytree of unknown kind may be the str keys of a dict
+        keys = first is not None and first.traced and first.leaf == MAYBE and not first.elts
         if name in ("list", "tuple") and first is not None:
             if first.traced:
-                return vals.copy(first, leaf=CONTAINER if first.leaf != ARRAY else MAYBE)
+                return vals.copy(first, leaf=CONTAINER if first.leaf != ARRAY else MAYBE,
+                                 maykey=first.maykey or keys)
             return vals.static(pyseq=True) if first.state == STATIC else UNKNOWN_V
         if name in ("zip", "enumerate", "reversed", "sorted", "iter", "map", "filter"):
             return UNKNOWN_V if not any(a.traced for a in args) else vals.traced(
-                leaf=CONTAINER, path=vals.first_traced(args).path)
+                leaf=CONTAINER, path=vals.first_traced(args).path, maykey=keys and name in ("sorted", "reversed", "iter"))
         if name == "dict":
             return vals.static(pyseq=True) if not any(a.traced for a in list(kwargs.values()) + args) else \
                 vals.traced(leaf=CONTAINER, path=vals.first_traced(list(kwargs.values()) + args).path)

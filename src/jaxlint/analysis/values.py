@@ -100,8 +100,10 @@ UNKNOWN_V = V(UNKNOWN)
 STATIC_V = V(STATIC)
 
 
-def traced(leaf=ARRAY, path=(), params=frozenset(), boolish=False, elts=None, text="", diff=False) -> V:
-    return V(TRACED, leaf=leaf, path=path, params=params, boolish=boolish, elts=elts, text=text, diff=diff)
+def traced(leaf=ARRAY, path=(), params=frozenset(), boolish=False, elts=None, text="", diff=False,
+           maykey=False) -> V:
+    return V(TRACED, leaf=leaf, path=path, params=params, boolish=boolish, elts=elts, text=text, diff=diff,
+             maykey=maykey)
 
 
 def first_traced(values) -> Optional[V]:

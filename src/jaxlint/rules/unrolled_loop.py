@@ -10,7 +10,7 @@ from jaxlint.analysis import values as vals
 from jaxlint.analysis.crossmodule import importer_calls
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.signature_reader import reader_for
-from jaxlint.analysis.signatures import MORE, Leaf, poly_value
+from jaxlint.analysis.signatures import MORE, Leaf, Tree, poly_value
 from jaxlint.analysis.syntax import text_of
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -74,6 +74,11 @@ class UnrolledLoop(Rule):
                 continue
             if sink.kind != "loop":
                 continue
+            if sink.detail.get("axis") and sink.value.const is vals.NO_CONST and not sink.value.text.startswith("static:"):
+                finding = self._axis(analysis, sink, threshold)
+                if finding is not None:
+                    yield finding
+                continue
             stop = sink.value
             bounds = sink.detail.get("bounds", [])
             reason = None
@@ -97,28 +102,46 @@ class UnrolledLoop(Rule):
                         f"count. Fix: lax.fori_loop or lax.scan"))
 
     def _rows(self, analysis, sink, threshold):
-        """A loop over the rows of a traced array: one copy of the body per row. When the array is
-        a parameter of the jitted function, the calls the file shows give the number of rows:
-        silent when each is below the threshold."""
-        loop, over = sink.node, sink.detail["over"]
+        """A loop over the rows of a traced array: one copy of the body per row."""
+        over = sink.detail["over"]
         text = text_of(over) or "the iterable"
-        rows = _leading_dims(analysis, sink, over)
-        if not sink.detail.get("array") and not (rows and all(n is not None for n in rows)):
-            return None       # a parameter that may be a list of arrays: every call must show an array
-        if rows and all(n is not None for n in rows) and max(rows) < threshold:
-            analysis.notes.append(f"JAX302 not reported at line {loop.lineno}: the calls the file shows pass "
-                                  f"`{text}` with at most {max(rows)} rows (threshold {threshold})")
+        return self._data_size(analysis, sink, over, 0, sink.value, sink.detail.get("array"), threshold,
+                               f"Python for-loop over the rows of traced `{text}` is unrolled in "
+                               f"`{sink.frame.function}`", "row", "jax.vmap over the rows, or lax.scan")
+
+    def _axis(self, analysis, sink, threshold):
+        """A range over an axis of a traced array (`range(x.shape[1])`, `range(len(x))`)."""
+        array, axis, value, via = sink.detail["axis"]
+        text = text_of(array) or "the array"
+        # `.shape` says it is an array; `len()` of a value that may be a list or dict does not
+        return self._data_size(analysis, sink, array, axis, value, value.leaf == vals.ARRAY or via == "shape", threshold,
+                               f"Python for-loop over axis {axis} of traced `{text}` is unrolled in "
+                               f"`{sink.frame.function}`", f"element of axis {axis}", "lax.scan or lax.fori_loop")
+
+    def _data_size(self, analysis, sink, array, axis, value, is_array, threshold, message, unit, fix):
+        """A loop whose trip count is a size of a traced array: the body is copied once per
+        element of that axis. When the array is a parameter of the jitted function, the calls the
+        file shows give the size: silent when each is below the threshold, or when a call passes
+        something else than an array (a list of arrays loops over Python values)."""
+        loop = sink.node
+        sizes = _axis_sizes(analysis, sink, array, value, axis)
+        if any(shown is False for shown, _ in sizes):
+            return None       # a call passes a list of arrays (a loop over Python values) or a scalar
+        if not is_array and not (sizes and all(sizes_shown for sizes_shown, _ in sizes)):
+            return None       # may be a list of arrays: the calls do not show that it is an array
+        known = [n for _, n in sizes if n is not None]
+        if sizes and len(known) == len(sizes) and max(known) < threshold:
+            analysis.notes.append(f"JAX302 not reported at line {loop.lineno}: the calls the file shows give "
+                                  f"at most {max(known)} iterations (threshold {threshold})")
             return None
-        known = [n for n in rows if n is not None]
-        count = (f"{max(known)} rows at the largest call the file shows (threshold {threshold})"
-                 if known and max(known) >= threshold else "as many copies as the array has rows")
+        count = (f"{max(known)} copies at the largest call the file shows (threshold {threshold})"
+                 if known and max(known) >= threshold else f"one copy per {unit}")
         return Finding(
             code=self.code, line=loop.lineno, col=loop.col_offset, function=sink.frame.function,
-            message=f"Python for-loop over the rows of traced `{text}` is unrolled in `{sink.frame.function}`",
-            detail=(f"Iterating a traced array runs the loop body once per row while JAX traces: "
-                    f"{count}, and the program and its compile time grow with the number of rows "
-                    f"(a new leading size is also a new compile). Fix: jax.vmap over the rows, or "
-                    f"lax.scan / lax.fori_loop carrying the accumulator"))
+            message=message,
+            detail=(f"The loop runs while JAX traces, once per {unit}: {count}. The program and its "
+                    f"compile time grow with the data's size, and each new size is a new compile. "
+                    f"Fix: {fix}, carrying the accumulator"))
 
     def _foreign_static_reason(self, analysis, sink, threshold):
         """A helper's loop over a static parameter of a jitted function of another module, whose
@@ -258,17 +281,34 @@ def _scenarios(analysis, entry):
     return found
 
 
-def _leading_dims(analysis, sink, over) -> list:
-    """The number of rows each call of the jitted function passes for the parameter `over` names
-    (None where a call does not show it); [] when `over` is not such a parameter."""
-    entry = _entry_of(analysis, sink)
-    if entry is None or not isinstance(over, ast.Name) or over.id not in (entry.func.params if entry.func else ()):
+def _axis_sizes(analysis, sink, array, value, axis) -> list:
+    """(an array is passed, the size of `axis` or None) for each call of the jitted function that
+    passes the parameter `array` stands for; [] when it is not one. In the function's own body,
+    `array` naming the parameter gives its size; in a helper, a value made from one parameter
+    only is checked to be an array (its size is not the parameter's)."""
+    if sink.frame.origin:
+        return []
+    if not sink.frame.chain:
+        entry = _entry_of(analysis, sink)
+        param = array.id if isinstance(array, ast.Name) else None
+        sized = True
+    else:
+        entry = _jitted_named(analysis, sink.frame.entry)
+        param = next(iter(value.params)) if value is not None and len(value.params) == 1 else None
+        sized = False
+    if entry is None or entry.func is None or param not in entry.func.params:
         return []
     found = []
     for site in analysis.jit_calls():
-        if site.entry is not entry or over.id not in site.args:
+        if site.entry is not entry or param not in site.args:
             continue
-        sig = reader_for(analysis, site.scope).sig_at(site.args[over.id].node, site.node)
-        shape = sig.shape if isinstance(sig, Leaf) and sig.python is None else None
-        found.append(poly_value(shape[0]) if shape and shape[0] is not None and shape[0] != MORE else None)
+        sig = reader_for(analysis, site.scope).sig_at(site.args[param].node, site.node)
+        if isinstance(sig, Tree) or isinstance(sig, Leaf) and sig.python is not None:
+            found.append((False, None))         # a container, a Python scalar
+        elif not isinstance(sig, Leaf):
+            found.append((None, None))          # the call does not show what it passes
+        else:
+            shape = sig.shape or ()
+            dim = shape[axis] if sized and axis < len(shape) else None
+            found.append((True, poly_value(dim) if dim is not None and dim != MORE else None))
     return found
