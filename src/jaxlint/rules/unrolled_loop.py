@@ -31,12 +31,16 @@ class UnrolledLoop(Rule):
         A loop in a plain function that only calls `lax.scan`/`fori_loop` runs eagerly and is not
         flagged; the same loop inside the scan body is.
 
-        Also flags a `for` inside a jitted function over the rows of a traced array (`for row in
-        x`, `for a, b in zip(xs, ys)`, `enumerate(x)`), when the value is known to be an array: an
-        array annotation, a call that passes one, or a `jnp`/`lax` result. The body is copied once
-        per row. When the array is a parameter and every call the file shows passes fewer rows
-        than the threshold (`for axis in frame` with a 3x3 frame), it is not flagged. A loop over
-        a list or tuple of arrays (`for w, b in params`) is a loop over Python values, not rows.
+        Also flags a `for` inside a jitted function whose trip count is a size of a traced array:
+        over its rows (`for row in x`, `for a, b in zip(xs, ys)`, `enumerate(x)`) or over a range
+        of one of its axes (`range(x.shape[1])`, `B, T = x.shape` then `range(T - 1)`,
+        `reversed(...)`, `range(len(x))`), when the value is known to be an array (an annotation,
+        `.shape`, a `jnp`/`lax` result, or every call passing one). The body is copied once per
+        element. When the array is a parameter and every call the file shows gives a size below
+        the threshold (`for axis in frame` with a 3x3 frame), it is not flagged. Not flagged: a
+        loop over a list or tuple of arrays (`for w, b in params`: Python values), over blocks of
+        an axis (`range(0, n, block)`, `range(n // block)`: a count sized on purpose), over
+        `len()` of what may be a dict.
     """
     why = """
         JAX traces Python loops by running them: the body is copied into the program once per
