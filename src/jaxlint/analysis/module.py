@@ -307,11 +307,57 @@ class ModuleIndex:
         cache = self.__dict__.setdefault("_attribute_classes", {})
         key = (id(cls), attr)
         if key not in cache:
-            held = [self.class_named(v.func) if isinstance(v, ast.Call) else None
-                    for v in self.attribute_assignments(cls, attr)]
+            cache[key] = None           # while deciding (a class holding an object of itself)
+            held = []
+            for method, value in self._assignments_by_attr(cls).get(attr, []):
+                if isinstance(value, ast.Call):
+                    held.append(self.class_named(value.func))
+                elif isinstance(value, ast.Name) and method.name == "__init__" and value.id in method.params \
+                        and cls.name in self.top_classes:
+                    held.extend(self._classes_passed(cls, method, value.id) or [None])
+                else:
+                    held.append(None)
             one = held and all(h is not None for h in held) and len({id(h) for h in held}) == 1
             cache[key] = held[0] if one else None
         return cache[key]
+
+    def _classes_passed(self, cls: "ClassInfo", init: "FuncInfo", param: str) -> list:
+        """The class of the object each call `Cls(...)` of the module passes for a parameter of
+        its `__init__` (`DART(model)` with `model = RadarField()`); None where a call does not show
+        it; [] when no call is seen. `self.model = model` holds what the callers pass."""
+        positional = positional_params(init.node.args)[1:]
+        found = []
+        for call, scope in self._calls_named(cls.name):
+            arg = next((kw.value for kw in call.keywords if kw.arg == param), None)
+            if arg is None and param in positional and positional.index(param) < len(call.args):
+                arg = call.args[positional.index(param)]
+            if arg is None or any(isinstance(a, ast.Starred) for a in call.args) \
+                    or any(kw.arg is None for kw in call.keywords):
+                found.append(None)
+            elif isinstance(arg, ast.Call):
+                found.append(self.class_named(arg.func))
+            elif isinstance(arg, ast.Name):
+                found.append(self.local_instance(arg.id, scope))
+            else:
+                found.append(None)
+        return found
+
+    def _calls_named(self, name: str) -> list:
+        """(call, FuncInfo of the def it is in, None at module level) for each `name(...)` call of
+        the module, from one walk of the tree (kept for every name)."""
+        calls = self.__dict__.get("_calls_by_name")
+        if calls is None:
+            calls = self._calls_by_name = {}
+
+            def visit(node, scope):
+                for child in ast.iter_child_nodes(node):
+                    inner = self.by_node.get(id(child), scope) if isinstance(
+                        child, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope
+                    if isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
+                        calls.setdefault(child.func.id, []).append((child, scope))
+                    visit(child, inner)
+            visit(self.tree, None)
+        return calls.get(name, [])
 
     def metadata_attribute(self, cls: "ClassInfo", attr: str) -> bool:
         """Is `self.attr` plain metadata of an object whose framework keeps such attributes static
