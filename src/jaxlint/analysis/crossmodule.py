@@ -457,30 +457,45 @@ MAX_IMPORTERS_READ = 50       # importing files read to find the loops that call
 
 @dataclass(eq=False)
 class ImporterCall:
-    """A call, in another module of the project, of a module-level function of ours."""
+    """A call, in another module of the project, of a module-level function of ours, or of a
+    method of one of our module-level classes on an object of that class."""
 
     call: ast.Call
     caller: object         # FuncInfo of the def the call is in there (None: module level)
     repetition: object     # that module's Repetition (its loops and callers)
     path: str              # that module's file
+    receiver: object = None  # the object a method is called on (`agent` of `agent.act(...)`)
 
 
-def importer_calls(project, path: str, name: str, config=None, depends: Optional[dict] = None) -> list:
+def importer_calls(project, path: str, name: str, config=None, depends: Optional[dict] = None,
+                   cls: Optional[str] = None) -> list:
     """The calls of the module-level function `name` of the module at `path` made by the project's
-    modules that import it (read once per version of each; at most MAX_IMPORTERS_READ files).
-    Each file read is recorded in `depends` with the digest of its bytes."""
+    modules that import it (read once per version of each; at most MAX_IMPORTERS_READ files); with
+    `cls`, the calls of the method `name` of that class on its objects (`Agent(...).act(x)`,
+    `agent = Agent(); agent.act(x)`). Each file read is recorded in `depends` with the digest of
+    its bytes."""
     found = []
+    home = os.path.abspath(path)
+    wanted = cls if cls is not None else name
     for other in project.importers(path)[:MAX_IMPORTERS_READ]:
         module = _importer_module(project, other, config)
         if depends is not None:
             depends[os.path.abspath(other)] = module.digest if module is not None else file_digest(other)
-        if module is None or name.encode() not in module.data:
+        if module is None or name.encode() not in module.data or wanted.encode() not in module.data:
             continue
         for call in module.calls_named(name):
-            target = module.view.target_of(call.func)
-            if target is not None and os.path.abspath(target.path) == os.path.abspath(path) \
-                    and target.name == name:
-                found.append(ImporterCall(call, module.repetition.function_of(call), module.repetition, other))
+            if cls is None:
+                target = module.view.target_of(call.func)
+                receiver = None
+            elif isinstance(call.func, ast.Attribute):
+                receiver = call.func.value
+                made = module.constructor_of(receiver, call)
+                target = module.view.target_of(made.func) if made is not None else None
+            else:
+                continue
+            if target is not None and os.path.abspath(target.path) == home and target.name == wanted:
+                found.append(ImporterCall(call, module.repetition.function_of(call), module.repetition,
+                                          other, receiver))
     return found
 
 
@@ -505,6 +520,18 @@ class _ImporterModule:
     def calls_named(self, name: str) -> list:
         return [c for c in self.repetition._find_calls(self.tree, {name})
                 if isinstance(c.func, (ast.Name, ast.Attribute))]
+
+    def constructor_of(self, receiver, at) -> Optional[ast.Call]:
+        """The call that made the object `receiver` names at `at`: the receiver itself
+        (`Agent(...).act`), or the one value its name holds there (`agent = Agent(...)`)."""
+        if isinstance(receiver, ast.Call):
+            return receiver
+        if not isinstance(receiver, ast.Name):
+            return None
+        model = self.repetition.model
+        caller = self.repetition.function_of(at)
+        bound = model.value(receiver.id, model.statement_of(at), model.scope(caller.node if caller is not None else None))
+        return bound if isinstance(bound, ast.Call) else None
 
 
 def _importer_module(project, path: str, config) -> Optional[_ImporterModule]:

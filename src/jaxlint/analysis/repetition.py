@@ -159,14 +159,15 @@ class Repetition:
         return found
 
     def external_witnesses(self, info, calls) -> list:
-        """Witnesses that the module-level def `info` runs many times, from its calls in other
+        """Witnesses that the module-level def or method `info` runs many times, from its calls in other
         modules (crossmodule.ImporterCall): the loops and callers there, and which of its
         parameters receive a changing value."""
         found = []
         for item in calls:
             there = item.repetition
             for ctx in there._caller_contexts(item.call, item.caller):
-                seeds = there._callee_seeds(item.call, info, None, ctx.varying.get(scope_key(item.caller), {}))
+                seeds = there._callee_seeds(item.call, info, item.receiver,
+                                            ctx.varying.get(scope_key(item.caller), {}))
                 varying = dict(ctx.varying)
                 varying[scope_key(info)] = self._propagate(info, seeds)
                 found.append(Witness(ctx.loop, ctx.calls + ((item.call, info.qualname),), varying,

@@ -111,9 +111,11 @@ class JitPerCall(Rule):
             return f"the jitted function is memoised ({memo}): it is built once and reused"
         contexts = rep.contexts(anchor, within)
         if not contexts and within is None and scope is not None and scope.parent is None \
-                and scope.cls is None and analysis.project is not None:
+                and analysis.project is not None and (
+                    scope.cls is None or analysis.index.top_classes.get(scope.cls.name) is scope.cls):
             contexts = rep.external_witnesses(scope, importer_calls(
-                analysis.project, analysis.path, scope.name, analysis.config, analysis.depends))
+                analysis.project, analysis.path, scope.name, analysis.config, analysis.depends,
+                cls=scope.cls.name if scope.cls is not None else None))
         if not contexts:
             loops = analysis.parents.loops_of(site) if within is not None else []
             if loops:
@@ -137,8 +139,7 @@ class JitPerCall(Rule):
                     message=f"{entry.wrapper} is applied to {what} on every repetition",
                     detail=(f"{entry.wrapper} is applied to {what}, {ctx.reason}: a new function object "
                             f"each time, so every call traces and compiles the same program again. "
-                            f"Fix: define the function once at module level (pass changing values "
-                            f"as arguments) and jit it once"))
+                            f"Fix: {_hoist_advice(entry, what, scope)}"))
             how, names = changed
             if bodies is None:
                 bodies = _program_bodies(analysis, entry, scope)
@@ -168,6 +169,16 @@ def _creation(entry):
     if isinstance(target, ast.Name) and entry.func is not None and entry.func.parent is not None:
         return entry.func.node, entry.site
     return entry.site, None
+
+
+def _hoist_advice(entry, what: str, scope) -> str:
+    """How to build the jitted function once: a bound method used in a method that runs per step
+    is jitted where its object is made."""
+    if what.startswith("the bound method `self.") and scope is not None and scope.name != "__init__":
+        held = what.split("`")[1]
+        return (f"jit it once where the object is made (`self._jitted = {entry.wrapper}({held})` in "
+                f"`__init__`) and call that")
+    return "define the function once at module level (pass changing values as arguments) and jit it once"
 
 
 def _is_used(analysis, entry) -> bool:

@@ -1,0 +1,5 @@
+from rl.loop import rollout
+
+print(rollout(5).shape)
+
+# expected compiles: apply=1 (jitted once per agent; one agent)
