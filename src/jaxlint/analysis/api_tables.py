@@ -143,6 +143,12 @@ DONATING_WRAPPERS = {"jax.jit", "jax.pmap"}
 KEY_NOT_CONSUMED = {"jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in", "jax.random.key_data",
                     "jax.random.wrap_key_data", "jax.random.key_impl", "jax.random.clone",
                     "jax.random.default_prng_impl"}
+# Calls that compare values (the last name of the callee): a function that makes one of these,
+# or an `assert`, may draw twice from one key on purpose, to check the draws are equal.
+EQUALITY_TESTS = {"allclose", "isclose", "array_equal", "array_equiv", "assert_allclose",
+                  "assert_array_equal", "assert_array_almost_equal", "assert_equal",
+                  "assert_almost_equal", "assertEqual", "assertAllClose", "assertArraysEqual",
+                  "assertArraysAllClose", "assertTrue"}
 # 64-bit dtypes: requested from JAX while x64 is off, they are truncated to 32 bits with a warning.
 DTYPES_64 = {"jnp.float64", "np.float64", "jnp.int64", "np.int64", "jnp.uint64", "np.uint64",
              "jnp.complex128", "np.complex128", "jnp.double", "np.double", "np.longlong",

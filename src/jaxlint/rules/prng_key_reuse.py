@@ -21,8 +21,10 @@ class PrngKeyReuse(Rule):
         after a sampler, or a sampler in a loop that never replaces the key (reported on the
         sampler: each iteration draws the same numbers). `fold_in` does not consume a key; a
         rebinding (`key, sub = jax.random.split(key)`) starts a new value. Two identical calls
-        on one key (a reproducibility check) are not flagged, except `split`: two equal splits
-        hand out the same subkeys twice. A function of the module that always draws from one of
+        on one key in a function that compares values (an `assert`, `allclose`, `assert_array_equal`:
+        a reproducibility check) are not flagged, except `split`: two equal splits hand out the same
+        subkeys twice. Elsewhere two identical draws are the bug itself (`xs = uniform(key, (n,))`,
+        `ys = uniform(key, (n,))` give xs == ys). A function of the module that always draws from one of
         its parameters (`def init_params(key, n): return jax.random.normal(key, (n,))`) consumes
         the key passed there, like a sampler; such a function called with one fixed key in every
         iteration of a loop is not flagged (an evaluation key, a sweep over settings).
@@ -141,13 +143,27 @@ def _reuses(analysis):
                 continue
             second = again[0]
             if second is not call and ast.dump(second) == ast.dump(call) \
-                    and _name(analysis, call) != "jax.random.split":
-                continue      # the same draw twice: a reproducibility check (two equal splits are not)
+                    and _name(analysis, call) != "jax.random.split" and _compares(scope.node):
+                continue      # the same draw twice, compared: a reproducibility check (not for split)
             if second is call and not _name(analysis, call).startswith("jax.random."):
                 continue      # a helper given one fixed key per iteration: an evaluation key, a sweep
             reported.add(id(node))
             yield call, second, node
             break
+
+
+def _compares(node) -> bool:
+    """Does the function (or module) compare values: an `assert`, or a call of an equality test
+    (`np.testing.assert_allclose`, `jnp.array_equal`, `self.assertEqual`)?"""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Assert):
+            return True
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name in api.EQUALITY_TESTS:
+                return True
+    return False
 
 
 def _name(analysis, call) -> str:

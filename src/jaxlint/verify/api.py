@@ -15,7 +15,7 @@ from typing import Optional
 from jaxlint.verify import recompiles as rc
 from jaxlint.verify import supervisor
 from jaxlint.verify.plan import Plan, note, plan_file
-from jaxlint.verify.checks import short_name
+from jaxlint.verify.checks import LATE_ERROR_CODES, short_name
 from jaxlint.verify.verdicts import (CONFIRMED, ERROR_CODES, GUESSED, INCONCLUSIVE, NOT_REPRODUCED,
                                      FindingVerdict, Judge, error_words, is_memory_error, judge_finding,
                                      recompile_kinds)
@@ -211,7 +211,7 @@ def _describe_units(fv: FileVerdicts, plan: Plan, observations: dict, judge: Jud
             if state in ("confirmed", "weak") and recompile_kinds(finding.code) is not None:
                 predicted.add(short_name(finding.function))
         label = f"the {Judge.unit_label(unit)}"
-        if err and not any(code in ERROR_CODES for code in explained):
+        if err and not any(code in ERROR_CODES or code in LATE_ERROR_CODES for code in explained):
             fv.notes.append(note("error", f"{label} raised {error_words(err)}, and no finding explains it "
                                           f"(a missed rule, or an example that does not work)"))
         writes = obs.get("writes", [])
