@@ -432,22 +432,28 @@ class SignatureReader:
     # -- calls of the module's own functions ---------------------------------------------------------
     def _module_def(self, func, stmt) -> Optional[tuple]:
         """(def node, jitted) of the module-level function a call names, or None: a name this
-        scope does not bind, bound once at module level by a `def` or to a jitted function."""
+        scope does not bind (or, in module-level code, the module's own top-level binding), bound
+        once at module level by a `def` or to a jitted function."""
         how, reach = self._reach(func, stmt)
-        if how != "scope" or reach.kind is not ReachKind.UNBOUND or func.id in self.params:
+        if how != "scope" or func.id in self.params:
             return None
-        return self.analysis.module_def(func.id)
+        if reach.kind is ReachKind.UNBOUND:
+            return self.analysis.module_def(func.id)
+        if self.scope is None and reach.kind is ReachKind.BOUND and not reach.binding.path:
+            return self.analysis.module_def(func.id)     # module-level code calling a module function
+        return None
 
     def _imported_here(self, func, stmt) -> bool:
         """Does `func` (`helper`, `mod.helper`) start from a name the module imports, not one
-        this scope binds?"""
+        this scope binds (in module-level code: the import itself)?"""
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
         if not isinstance(root, ast.Name) or root.id in self.params:
             return False
         how, reach = self._reach(root, stmt)
-        if how != "scope" or reach.kind is not ReachKind.UNBOUND:
+        if how != "scope" or not (reach.kind is ReachKind.UNBOUND or (
+                self.scope is None and reach.kind is ReachKind.BOUND and not reach.binding.path)):
             return False
         found = self.analysis.model.module.by_name.get(root.id, [])
         return bool(found) and all(b.kind is BindingKind.IMPORT for b in found)

@@ -1,0 +1,3 @@
+import train
+
+print(train.w)

@@ -1,0 +1,5 @@
+import train
+
+print(train.w)
+
+# expected compiles: sgd_step=1

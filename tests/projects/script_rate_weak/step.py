@@ -1,0 +1,7 @@
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def sgd_step(w, lr):
+    return w - lr * w, lr * 0.98
