@@ -1,3 +1,3 @@
 from rl.loop import rollout
 
-print(rollout(5).shape)
+print(rollout(5)[1])

@@ -2,17 +2,20 @@ import jax
 import jax.numpy as jnp
 
 
-class Policy:
-    def __init__(self, scale):
-        self.scale = scale
+class Actor:
+    """A linear policy with a squashed output."""
 
-    def apply(self, params, obs):
-        return jnp.tanh(obs @ params) * self.scale
+    def __init__(self, low, high):
+        self.low, self.high = low, high
+
+    def apply(self, weights, state):
+        action = jax.nn.sigmoid(state @ weights)
+        return self.low + (self.high - self.low) * action
 
 
 class Agent:
     def __init__(self):
-        self.model = Policy(2.0)
+        self.model = Actor(-1.0, 1.0)
 
-    def act(self, params, obs):
-        return jax.jit(self.model.apply)(params, obs)  # expect: JAX301
+    def act(self, weights, state):
+        return jax.jit(self.model.apply)(weights, state)  # expect: JAX301

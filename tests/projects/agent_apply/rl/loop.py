@@ -5,8 +5,10 @@ from rl.agent import Agent
 
 def rollout(steps):
     agent = Agent()
-    params = jnp.eye(3) * 0.5
-    obs = jnp.ones(3)
-    for _ in range(steps):
-        obs = agent.act(params, obs)
-    return obs
+    weights = jnp.full((3, 3), 0.1)
+    state, total = jnp.zeros(3), 0.0
+    for t in range(steps):
+        action = agent.act(weights, state)
+        state = state + 0.1 * action
+        total += float(action.sum())
+    return state, total

@@ -2,18 +2,21 @@ import jax
 import jax.numpy as jnp
 
 
-class Policy:
-    def __init__(self, scale):
-        self.scale = scale
+class Actor:
+    """A linear policy with a squashed output."""
 
-    def apply(self, params, obs):
-        return jnp.tanh(obs @ params) * self.scale
+    def __init__(self, low, high):
+        self.low, self.high = low, high
+
+    def apply(self, weights, state):
+        action = jax.nn.sigmoid(state @ weights)
+        return self.low + (self.high - self.low) * action
 
 
 class Agent:
     def __init__(self):
-        self.model = Policy(2.0)
+        self.model = Actor(-1.0, 1.0)
         self.policy = jax.jit(self.model.apply)
 
-    def act(self, params, obs):
-        return self.policy(params, obs)
+    def act(self, weights, state):
+        return self.policy(weights, state)
