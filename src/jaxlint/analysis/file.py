@@ -172,7 +172,8 @@ class Analysis:
     def model(self) -> SemanticModel:
         """The semantic model of the module: scopes, bindings, which binding a name reads."""
         if self._model is None:
-            self._model = SemanticModel(self.tree, self.parents, scan_expressions=self._has_walrus())
+            self._model = SemanticModel(self.tree, self.parents, scan_expressions=self._has_walrus(),
+                                         lines=self.lines)
         return self._model
 
     def _has_walrus(self) -> bool:

@@ -14,7 +14,7 @@ from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.api_tables import NUMPY_ARRAY_RESULTS
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.semantic import BindingKind, SemanticModel
-from jaxlint.analysis.syntax import LineFilter, _child_bodies, target_names, walk
+from jaxlint.analysis.syntax import LineFilter, _child_bodies, child_nodes, target_names, walk
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -126,6 +126,7 @@ class ModuleIndex:
         """`lines` (the source lines) lets it skip the statements of function bodies that cannot
         define a function or class or register a pytree: most of a library's statements."""
         self.tree = tree
+        self.lines = lines
         self.imports = imports or ImportMap(tree, lines)
         self.functions: list = []            # every FuncInfo, in source order
         self.by_node: dict = {}              # id(def node) -> FuncInfo
@@ -344,20 +345,24 @@ class ModuleIndex:
 
     def _calls_named(self, name: str) -> list:
         """(call, FuncInfo of the def it is in, None at module level) for each `name(...)` call of
-        the module, from one walk of the tree (kept for every name)."""
-        calls = self.__dict__.get("_calls_by_name")
-        if calls is None:
-            calls = self._calls_by_name = {}
-
-            def visit(node, scope):
-                for child in ast.iter_child_nodes(node):
+        the module, from a walk of the statements whose lines mention the name (kept per name)."""
+        cache = self.__dict__.setdefault("_calls_by_name", {})
+        if name not in cache:
+            found = cache[name] = []
+            lines = LineFilter(self.lines, {name})
+            todo = [(self.tree, None)]
+            while todo:
+                node, scope = todo.pop()
+                for child in child_nodes(node):
+                    if isinstance(child, ast.stmt) and not lines.touches(child):
+                        continue
                     inner = self.by_node.get(id(child), scope) if isinstance(
                         child, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope
-                    if isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
-                        calls.setdefault(child.func.id, []).append((child, scope))
-                    visit(child, inner)
-            visit(self.tree, None)
-        return calls.get(name, [])
+                    if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == name:
+                        found.append((child, scope))
+                    todo.append((child, inner))
+            found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+        return cache[name]
 
     def metadata_attribute(self, cls: "ClassInfo", attr: str) -> bool:
         """Is `self.attr` plain metadata of an object whose framework keeps such attributes static
@@ -452,7 +457,7 @@ class ModuleIndex:
     def model(self) -> SemanticModel:
         """The semantic model of the module (the analysis shares its own; else one of our own)."""
         if self._model is None:
-            self._model = SemanticModel(self.tree)
+            self._model = SemanticModel(self.tree, lines=self.lines)
         return self._model
 
     def bindings_of(self, scope: FuncInfo) -> dict:

@@ -90,7 +90,7 @@ class Repetition:
         self._busy: set = set()
         self._bindings: dict = {}           # scope key -> [(names, names read, binds)]
         self._locals: dict = {}             # scope key -> set of names bound there
-        self.model = model if model is not None else SemanticModel(tree, parents)
+        self.model = model if model is not None else SemanticModel(tree, parents, lines=lines)
         self._propagated: dict = {}
         self.traced_callers: dict = {}      # id(def node) -> the traced function that calls it
 

@@ -31,7 +31,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.syntax import Parents, _child_bodies, target_names
+from jaxlint.analysis.syntax import LineFilter, Parents, _child_bodies, child_nodes, target_names
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -148,7 +148,7 @@ class Scope:
     """Every binding and in-place change of the names of one scope, with the blocks that hold them."""
 
     def __init__(self, kind: ScopeKind, node: Optional[ast.AST], body: list, parent: Optional["Scope"],
-                 scan_expressions: bool = True):
+                 scan_expressions: bool = True, mutator_lines: Optional[LineFilter] = None):
         self.kind = kind
         self.node = node
         self.body = body
@@ -159,6 +159,7 @@ class Scope:
         self.declared_global: set = set()
         self.declared_nonlocal: set = set()
         self._scan = scan_expressions
+        self._mutator_lines = mutator_lines   # lines naming a mutating method (None: every line)
         self._flows: dict = {}            # name -> {id(stmt): state at its start}, "exit": state
         self.statements: list = []        # every statement of the scope, in source (pre-)order
         self._at_line: dict = {}
@@ -258,7 +259,8 @@ class Scope:
         elif kind is ast.Nonlocal:
             self.declared_nonlocal.update(stmt.names)
         if kind in (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return):
-            self._method_calls(stmt, path)
+            if self._scan or self._mutator_lines is None or self._mutator_lines.touches(stmt):
+                self._method_calls(stmt, path)
         elif self._scan:
             self._walrus_in(stmt, path)
 
@@ -582,7 +584,7 @@ def _reads_of(stmt, name: str):
     if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
         return
     exprs = list(_own_expressions(stmt)) if _has_blocks(stmt) else \
-        [child for child in ast.iter_child_nodes(stmt) if isinstance(child, ast.expr)]
+        [child for child in child_nodes(stmt) if isinstance(child, ast.expr)]
     for expr in exprs:
         yield from _name_reads(expr, name)
 
@@ -611,9 +613,9 @@ def _name_reads(expr, name: str):
                 if not shadowed:
                     stack.extend(gen.ifs)
             if not shadowed:
-                stack.extend(child for child in ast.iter_child_nodes(node) if child not in node.generators)
+                stack.extend(child for child in child_nodes(node) if child not in node.generators)
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
 
 
 def _has_blocks(stmt) -> bool:
@@ -629,7 +631,7 @@ def _expression_nodes(expr):
         yield node
         if isinstance(node, ast.Lambda):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
 
 
 def _arguments(args: ast.arguments):
@@ -651,10 +653,13 @@ def _dominates(binding: Binding, use_path: tuple) -> bool:
 class SemanticModel:
     """Scopes of one module, built on demand, and the name queries every rule asks."""
 
-    def __init__(self, tree: ast.Module, parents=None, scan_expressions: bool = True):
+    def __init__(self, tree: ast.Module, parents=None, scan_expressions: bool = True, lines=None):
+        """`lines` (the source lines) lets the walk skip looking for `x.append(...)` & co. in
+        statements whose lines name no mutating method."""
         self.tree = tree
         self._parents = parents
         self._scan = scan_expressions
+        self._mutator_lines = LineFilter(lines, MUTATORS) if lines is not None else None
         self._scopes: dict = {}
         self.module = self._make(None)
 
@@ -666,12 +671,12 @@ class SemanticModel:
 
     def _make(self, node) -> Scope:
         if node is None or isinstance(node, ast.Module):
-            return Scope(ScopeKind.MODULE, None, self.tree.body, None, self._scan)
+            return Scope(ScopeKind.MODULE, None, self.tree.body, None, self._scan, self._mutator_lines)
         parent = self.scope(self._enclosing(node))
         if isinstance(node, ast.Lambda):
-            return Scope(ScopeKind.LAMBDA, node, [], parent, self._scan)
+            return Scope(ScopeKind.LAMBDA, node, [], parent, self._scan, self._mutator_lines)
         kind = ScopeKind.CLASS if isinstance(node, ast.ClassDef) else ScopeKind.FUNCTION
-        return Scope(kind, node, node.body, parent, self._scan)
+        return Scope(kind, node, node.body, parent, self._scan, self._mutator_lines)
 
     def _enclosing(self, node):
         for anc in self.parents.chain(node):
