@@ -284,6 +284,40 @@ def test_results_come_from_the_cache_which_only_open_and_save_write(tmp_path):
     assert session(tmp_path, scenario, "--cache-dir", str(cache)) == 0
 
 
+def test_saving_a_module_re_diagnoses_the_open_modules_that_read_it(tmp_path):
+    """A helper's finding comes from the jitted step of the module importing it: when that module
+    is saved with the argument made static, the helper's buffer, untouched, is linted again and
+    its finding goes."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = \"pkg\"\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    ops, train = package / "ops.py", package / "train.py"
+    ops_text = ("import jax.numpy as jnp\n\n\ndef clip_positive(x, limit):\n    if limit > 0:\n"
+                "        return jnp.clip(x, 0, limit)\n    return x\n")
+    traced = ("import jax\n\nfrom pkg.ops import clip_positive\n\n\n@jax.jit\ndef step(x, limit):\n"
+              "    return clip_positive(x, limit) * 2\n")
+    static = traced.replace("@jax.jit\n", "@partial(jax.jit, static_argnames=\"limit\")\n").replace(
+        "import jax\n", "from functools import partial\n\nimport jax\n")
+    ops.write_text(ops_text)
+    train.write_text(traced)
+
+    async def scenario(client):
+        client.open(ops, ops_text)
+        found, = await client.diagnostics(ops.as_uri(), 1)
+        assert (found.code, found.range.start.line) == ("JAX101", 4)      # `if limit > 0`
+        client.open(train, traced)
+        await client.diagnostics(train.as_uri(), 1)
+        seen = len(client.published)
+        train.write_text(static)
+        client.change(train, static, 2)
+        client.text_document_did_save(lsp.DidSaveTextDocumentParams(
+            text_document=lsp.TextDocumentIdentifier(uri=train.as_uri()), text=static))
+        assert await client.diagnostics(ops.as_uri(), 1, after=seen) == []
+
+    assert session(tmp_path, scenario) == 0
+
+
 def test_notebook_documents_get_diagnostics_per_cell(tmp_path):
     """LSP 3.17 notebook sync: the code cells are linted together (a jitted function in one cell,
     the helper it calls in another), each finding lands on its own cell at the cell's line, a

@@ -542,6 +542,19 @@ class JaxlintServer(LanguageServer):
             loop.run_in_executor(self.worker, _load_fixer)
         return linted
 
+    def dependents(self, path: str) -> list:
+        """The other open Python documents whose last lint read the module at `path` (a helper
+        it calls, an importer whose traces reach it): a saved change there can change their
+        findings."""
+        full = os.path.abspath(path)
+        found = []
+        for doc in self.documents.values():
+            report = doc.linted.report if doc.linted is not None else None
+            if doc.path and os.path.abspath(doc.path) != full and report is not None \
+                    and full in report.result.depends:
+                found.append(doc)
+        return found
+
     def schedule_notebook(self, uri: str, delay: float = 0.0, store: bool = False) -> None:
         """Lint the notebook's current cells after `delay` (cancelling a pending lint of an older
         version) and publish each cell's diagnostics if the notebook has not changed since."""
@@ -683,6 +696,9 @@ def _register(server: JaxlintServer) -> None:
             if params.text is not None:
                 doc.text = params.text
             ls.schedule(doc, store=True)
+            if doc.path:                                # the modules whose findings read this one
+                for other in ls.dependents(doc.path):
+                    ls.schedule(other)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: JaxlintServer, params: lsp.DidCloseTextDocumentParams):
