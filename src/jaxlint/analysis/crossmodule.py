@@ -499,6 +499,47 @@ def importer_calls(project, path: str, name: str, config=None, depends: Optional
     return found
 
 
+def classes_passed_by_importers(project, path: str, cls_name: str, param: str, position: Optional[int],
+                                config=None, depends: Optional[dict] = None) -> list:
+    """What the project's other modules pass for the parameter `param` (`position` among the
+    positional ones after `self`) when they make an object of the class `cls_name` of the module
+    at `path`: `Trainer(model)` with `model = Net()` there. Per call: the ClassInfo of the class
+    made (read in the module defining it), its name when that module is the one at `path`, or
+    None when the call does not show it."""
+    found = []
+    home = os.path.abspath(path)
+    for item in importer_calls(project, path, cls_name, config, depends):
+        call = item.call
+        arg = next((kw.value for kw in call.keywords if kw.arg == param), None)
+        if arg is None and position is not None and position < len(call.args):
+            arg = call.args[position]
+        module = _importer_module(project, item.path, config)
+        if arg is None or module is None or any(isinstance(a, ast.Starred) for a in call.args) \
+                or any(kw.arg is None for kw in call.keywords):
+            found.append(None)
+            continue
+        made = module.constructor_of(arg, call)
+        if made is None or not isinstance(made.func, (ast.Name, ast.Attribute)):
+            found.append(None)
+            continue
+        target = module.view.target_of(made.func)
+        if target is None and isinstance(made.func, ast.Name):
+            where, name = item.path, made.func.id        # a class of the importing module itself
+        elif target is not None:
+            where, name = target.path, target.name
+        else:
+            found.append(None)
+            continue
+        if os.path.abspath(where) == home:
+            found.append(name)
+            continue
+        classes, digest = module_classes(project, where)
+        if depends is not None:
+            depends[os.path.abspath(where)] = digest
+        found.append(classes.get(name))
+    return found
+
+
 class _ImporterModule:
     """What the repetition of another module's def needs from one importing module."""
 

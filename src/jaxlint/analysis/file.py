@@ -16,7 +16,8 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import (ProjectView, calls_in_text, file_digest, jit_entries_of, jitted_imports,
+from jaxlint.analysis.crossmodule import (ProjectView, calls_in_text, classes_passed_by_importers, file_digest,
+                                         jit_entries_of, jitted_imports,
                                          module_classes, parsed_tree, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
 from jaxlint.analysis.flag_params import flag_params, passes_container
@@ -58,6 +59,10 @@ class Analysis:
         self.imports = ImportMap(tree, lines)
         self.index = ModuleIndex(tree, self.imports, lines)
         self.index._model = self.model
+        self.depends: dict = {}        # other modules' files the findings read -> digest
+        if project is not None and run:
+            self.index.outside = lambda name, param, position: classes_passed_by_importers(
+                project, path, name, param, position, config, self.depends)
         self.unrolled_loop_threshold = int(getattr(config, "unrolled_loop_threshold", 16) or 16)
         self.finder = TracedFinder(self.index, getattr(config, "jit_decorators", None) or {}, lines)
         self.entries: list = self.finder.find()
@@ -83,7 +88,6 @@ class Analysis:
         self._shown = None
         self._jit_calls = None
         self.notes: list = []          # what a rule chose not to report, and why (--verbose)
-        self.depends: dict = {}        # other modules' files the findings read -> digest
         self.read_modules: dict = {}   # id -> analyses of other modules asked (module_analysis)
         if project is not None:
             self.flow.external = ProjectView(project, path, tree)

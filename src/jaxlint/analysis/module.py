@@ -127,6 +127,9 @@ class ModuleIndex:
         define a function or class or register a pytree: most of a library's statements."""
         self.tree = tree
         self.lines = lines
+        # (class name, parameter, position) -> what other modules pass there (set by the file's
+        # analysis when it has a project: crossmodule.classes_passed_by_importers)
+        self.outside = None
         self.imports = imports or ImportMap(tree, lines)
         self.functions: list = []            # every FuncInfo, in source order
         self.by_node: dict = {}              # id(def node) -> FuncInfo
@@ -302,11 +305,14 @@ class ModuleIndex:
                         return found
         return None
 
-    def attribute_class(self, cls: "ClassInfo", attr: str) -> Optional["ClassInfo"]:
+    def attribute_class(self, cls: "ClassInfo", attr: str, foreign: bool = False) -> Optional["ClassInfo"]:
         """The class of the object `self.attr` holds when every assignment to it in the class's
-        methods is a call of one class of this file (`self.net = Net(...)` in `__init__`)."""
+        methods is a call of one class of this file (`self.net = Net(...)` in `__init__`), or a
+        parameter of `__init__` every caller fills with an object of one class. With `foreign`,
+        that class may be one of another module of the project (its ClassInfo read there: only
+        its name, bases and methods are for asking, never its body as this module's code)."""
         cache = self.__dict__.setdefault("_attribute_classes", {})
-        key = (id(cls), attr)
+        key = (id(cls), attr, foreign)
         if key not in cache:
             cache[key] = None           # while deciding (a class holding an object of itself)
             held = []
@@ -318,14 +324,18 @@ class ModuleIndex:
                     held.extend(self._classes_passed(cls, method, value.id) or [None])
                 else:
                     held.append(None)
+            if not foreign:
+                local = {id(c) for c in self.classes.values()}
+                held = [h if h is not None and id(h) in local else None for h in held]
             one = held and all(h is not None for h in held) and len({id(h) for h in held}) == 1
             cache[key] = held[0] if one else None
         return cache[key]
 
     def _classes_passed(self, cls: "ClassInfo", init: "FuncInfo", param: str) -> list:
-        """The class of the object each call `Cls(...)` of the module passes for a parameter of
-        its `__init__` (`DART(model)` with `model = RadarField()`); None where a call does not show
-        it; [] when no call is seen. `self.model = model` holds what the callers pass."""
+        """The class of the object each call `Cls(...)` passes for a parameter of its `__init__`
+        (`DART(model)` with `model = RadarField()`), in this module and, through `outside`, in the
+        project's modules importing it; None where a call does not show it; [] when no call is
+        seen. `self.model = model` holds what the callers pass."""
         positional = positional_params(init.node.args)[1:]
         found = []
         for call, scope in self._calls_named(cls.name):
@@ -341,6 +351,10 @@ class ModuleIndex:
                 found.append(self.local_instance(arg.id, scope))
             else:
                 found.append(None)
+        if self.outside is not None:
+            position = positional.index(param) if param in positional else None
+            for held in self.outside(cls.name, param, position):
+                found.append(self.top_classes.get(held) if isinstance(held, str) else held)
         return found
 
     def _calls_named(self, name: str) -> list:

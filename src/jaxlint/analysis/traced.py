@@ -284,8 +284,9 @@ class TracedFinder:
         """A jit of a function whose code the file does not show, when the jitted object is new at
         each evaluation of the site: a `functools.partial` (or a grad) of a library or imported
         function, or a bound method that a class of this file inherits from a library base
-        (`self.model.apply` of a Flax module). Kept apart from `entries` (there is no body to
-        trace): only the jit-per-call rule reads them."""
+        (`self.model.apply` of a Flax module) or that a class of another module defines (an
+        object the callers pass in). Kept apart from `entries` (there is no body to trace here):
+        only the jit-per-call rule reads them."""
         fresh, label = "", ""
         if isinstance(target, ast.Call) and target.args:
             inner = self.imports.resolve(target.func)
@@ -295,13 +296,18 @@ class TracedFinder:
             elif inner in api.CALL_THROUGH_WRAPPERS:
                 fresh = f"the new function returned by {inner}(`{label}`)"
         elif isinstance(target, ast.Attribute):
-            owner = self._held_class(target.value, scope, cls)
+            owner = self._held_class(target.value, scope, cls, foreign=True)
             if owner is None and isinstance(target.value, ast.Name) and target.value.id not in ("self", "cls"):
                 owner = self.index.local_instance(target.value.id, scope)
             if owner is not None and self.index.lookup_method(owner, target.attr) is None \
                     and target.attr in self._library_methods(owner):
                 label = text_of(target)
                 fresh = f"the bound method `{label}`"
+            elif owner is not None and owner not in self.index.classes.values():
+                method = owner.methods.get(target.attr)     # a class of another module: its own def
+                if method is not None and method.method_kind == "instance" and not method.node.decorator_list:
+                    label = text_of(target)
+                    fresh = f"the bound method `{label}`"
         if not fresh or not label:
             return None
         entry = TracedEntry(wrapper=wrapper, site=site, is_jit=True, compiled=True, fresh=fresh, label=label,
@@ -504,16 +510,17 @@ class TracedFinder:
                 return self.index.lookup_method(owner, target.attr)
         return None
 
-    def _held_class(self, node, scope: Optional[FuncInfo], cls):
+    def _held_class(self, node, scope: Optional[FuncInfo], cls, foreign: bool = False):
         """The class of this file whose object `self.attr` holds (every assignment to it in the
-        class's methods calls that one class: `self.model = Net(...)`), else None."""
+        class's methods calls that one class: `self.model = Net(...)`), else None; with `foreign`,
+        also a class of another module that callers pass in (ModuleIndex.attribute_class)."""
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
             return None
         owner = scope.cls if scope is not None and scope.cls is not None else cls
         s = scope
         while owner is None and s is not None:
             owner, s = s.cls, s.parent
-        return self.index.attribute_class(owner, node.attr) if owner is not None else None
+        return self.index.attribute_class(owner, node.attr, foreign) if owner is not None else None
 
     # -- static arguments -----------------------------------------------------------------------
     def _add(self, wrapper, site, func=None, lam=None, keywords=(), bound=()) -> TracedEntry:
