@@ -158,20 +158,27 @@ class ProjectView:
 
 # -- what other modules hold, read once per version of each file ----------------------------------
 
-def per_version(project, kind: str, path: str, compute, missing, extra=""):
+def per_version(project, kind: str, path: str, compute, missing, extra="", keep: Optional[int] = None):
     """`compute(absolute path)` once per version (mtime and size) of the file at `path` and per
-    `extra` (settings that change the answer), kept in the project under `kind`; `missing` when
-    the file cannot be read."""
+    `extra` (settings that change the answer), kept in the project under `kind` (with `keep`, only
+    the latest `keep` asked: answers that hold a whole syntax tree); `missing` when the file
+    cannot be read."""
     full = os.path.abspath(path)
     try:
         info = os.stat(full)
     except OSError:
         return missing
     key = (full, info.st_mtime_ns, info.st_size, extra)
-    cache = project.__dict__.setdefault("_per_version_" + kind, {})
-    if key not in cache:
-        cache[key] = compute(full)
-    return cache[key]
+    cache = project.__dict__.get("_per_version_" + kind)
+    if cache is None:
+        cache = project.__dict__["_per_version_" + kind] = collections.OrderedDict()
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    cache[key] = found = compute(full)
+    if keep is not None and len(cache) > keep:
+        cache.popitem(last=False)
+    return found
 
 
 def _wrappers(config) -> dict:
@@ -453,6 +460,7 @@ def file_digest(path: str) -> str:
 # -- callers in other modules, for the repetition of a def ---------------------------------------
 
 MAX_IMPORTERS_READ = 50       # importing files read to find the loops that call one def
+MAX_IMPORTER_MODULES = 32     # of those, the latest kept (each holds a whole tree: 1.1 MB on average)
 
 
 @dataclass(eq=False)
@@ -579,7 +587,7 @@ def _importer_module(project, path: str, config) -> Optional[_ImporterModule]:
     wrappers = _wrappers(config)
     return per_version(project, "importer_modules", path,
                        lambda full: _read_importer_module(project, full, wrappers), None,
-                       repr(sorted(wrappers.items())))
+                       repr(sorted(wrappers.items())), keep=MAX_IMPORTER_MODULES)
 
 
 def _read_importer_module(project, full: str, wrappers: dict) -> Optional[_ImporterModule]:

@@ -321,7 +321,7 @@ class ModuleIndex:
                     held.append(self.class_named(value.func))
                 elif isinstance(value, ast.Name) and method.name == "__init__" and value.id in method.params \
                         and cls.name in self.top_classes:
-                    held.extend(self._classes_passed(cls, method, value.id) or [None])
+                    held.extend(self._classes_passed(cls, method, value.id, foreign) or [None])
                 else:
                     held.append(None)
             if not foreign:
@@ -331,11 +331,11 @@ class ModuleIndex:
             cache[key] = held[0] if one else None
         return cache[key]
 
-    def _classes_passed(self, cls: "ClassInfo", init: "FuncInfo", param: str) -> list:
+    def _classes_passed(self, cls: "ClassInfo", init: "FuncInfo", param: str, foreign: bool = False) -> list:
         """The class of the object each call `Cls(...)` passes for a parameter of its `__init__`
-        (`DART(model)` with `model = RadarField()`), in this module and, through `outside`, in the
-        project's modules importing it; None where a call does not show it; [] when no call is
-        seen. `self.model = model` holds what the callers pass."""
+        (`DART(model)` with `model = RadarField()`), in this module and, with `foreign`, through
+        `outside` in the project's modules importing it; None where a call does not show it; []
+        when no call is seen. `self.model = model` holds what the callers pass."""
         positional = positional_params(init.node.args)[1:]
         found = []
         for call, scope in self._calls_named(cls.name):
@@ -351,7 +351,7 @@ class ModuleIndex:
                 found.append(self.local_instance(arg.id, scope))
             else:
                 found.append(None)
-        if self.outside is not None:
+        if foreign and self.outside is not None:
             position = positional.index(param) if param in positional else None
             for held in self.outside(cls.name, param, position):
                 found.append(self.top_classes.get(held) if isinstance(held, str) else held)
