@@ -821,7 +821,17 @@ class FunctionRun:
         return vals.static(pyseq=True)
 
     def expr_BinOp(self, n):
-        return self.binop(n.op, self.eval(n.left), self.eval(n.right), n)
+        return self.binop(n.op, self._staged(n.left), self._staged(n.right), n)
+
+    def _staged(self, node) -> V:
+        """An operand of an operator or an array method: a module-level JAX array read under a
+        trace is a concrete constant, but every operation on it is staged into the program, so
+        what the operation gives is a tracer (`W <= 0`, `-W`, `W.sum()`; JAX 0.10.2). Reading it
+        alone (`print(W)`, `float(W)`, `W.item()`) stays concrete."""
+        value = self.eval(node)
+        if self.tracing and isinstance(node, ast.Name) and not value.traced and self._module_jax_array(node.id):
+            return vals.traced(leaf=ARRAY, path=(node.id,), text=f"global `{node.id}`")
+        return value
 
     def binop(self, op, left: V, right: V, node) -> V:
         if isinstance(op, ast.Mult):
@@ -851,7 +861,7 @@ class FunctionRun:
         return UNKNOWN_V
 
     def expr_UnaryOp(self, n):
-        operand = self.eval(n.operand)
+        operand = self.eval(n.operand) if isinstance(n.op, ast.Not) else self._staged(n.operand)
         if isinstance(n.op, ast.Not):
             if self.is_bool_converted(operand):
                 self.flow.record("bool", n, operand, self.frame, how="`not`")
@@ -892,8 +902,9 @@ class FunctionRun:
         return result if not in_test else (STATIC_V if result is None or not result.traced else result)
 
     def expr_Compare(self, n):
-        left = self.eval(n.left)
-        comparators = [self.eval(c) for c in n.comparators]
+        staged = not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in n.ops)
+        left = self._staged(n.left) if staged else self.eval(n.left)
+        comparators = [self._staged(c) if staged else self.eval(c) for c in n.comparators]
         operands = [left] + comparators
         results = []
         for i, op in enumerate(n.ops):
@@ -1198,7 +1209,7 @@ class FunctionRun:
             self._inputs_traced = touched
             return self.call_builtin(n, func.id, args, kwargs)
         if isinstance(func, ast.Attribute):
-            receiver = self.eval(func.value)
+            receiver = self._staged(func.value) if func.attr in api.ARRAY_METHODS else self.eval(func.value)
             result = self.call_method(n, receiver, func.attr, args, kwargs)
             self._inputs_traced = touched or receiver.traced
             return result
