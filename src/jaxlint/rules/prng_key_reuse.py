@@ -21,9 +21,9 @@ class PrngKeyReuse(Rule):
         after a sampler, or a sampler in a loop that never replaces the key (reported on the
         sampler: each iteration draws the same numbers). `fold_in` does not consume a key; a
         rebinding (`key, sub = jax.random.split(key)`) starts a new value. Two identical calls
-        on one key in a function that compares values (an `assert`, `allclose`, `assert_array_equal`:
-        a reproducibility check) are not flagged, except `split`: two equal splits hand out the same
-        subkeys twice. Elsewhere two identical draws are the bug itself (`xs = uniform(key, (n,))`,
+        on one key in a function that compares values (an `assert`, `allclose`,
+        `assert_array_equal`: a reproducibility check) are not flagged, except `split`: two equal
+        splits hand out the same subkeys twice. Elsewhere two identical draws are the bug itself (`xs = uniform(key, (n,))`,
         `ys = uniform(key, (n,))` give xs == ys). A function of the module that always draws from one of
         its parameters (`def init_params(key, n): return jax.random.normal(key, (n,))`) consumes
         the key passed there, like a sampler; such a function called with one fixed key in every
@@ -143,7 +143,8 @@ def _reuses(analysis):
                 continue
             second = again[0]
             if second is not call and ast.dump(second) == ast.dump(call) \
-                    and _name(analysis, call) != "jax.random.split" and _compares(scope.node):
+                    and _name(analysis, call) != "jax.random.split" \
+                    and _compares(scope.node if scope.node is not None else analysis.tree):
                 continue      # the same draw twice, compared: a reproducibility check (not for split)
             if second is call and not _name(analysis, call).startswith("jax.random."):
                 continue      # a helper given one fixed key per iteration: an evaluation key, a sweep
@@ -153,16 +154,15 @@ def _reuses(analysis):
 
 
 def _compares(node) -> bool:
-    """Does the function (or module) compare values: an `assert`, or a call of an equality test
-    (`np.testing.assert_allclose`, `jnp.array_equal`, `self.assertEqual`)?"""
+    """Does the function (or module) compare values: an `assert`, or an equality test called or
+    handed on (`np.testing.assert_allclose`, `jnp.array_equal`, `jax.tree.map(assert_allclose,
+    a, b)`)?"""
     for sub in ast.walk(node):
         if isinstance(sub, ast.Assert):
             return True
-        if isinstance(sub, ast.Call):
-            func = sub.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if name in api.EQUALITY_TESTS:
-                return True
+        if isinstance(sub, (ast.Name, ast.Attribute)) and \
+                (sub.attr if isinstance(sub, ast.Attribute) else sub.id) in api.EQUALITY_TESTS:
+            return True
     return False
 
 
@@ -211,9 +211,9 @@ def _sampler_calls(analysis) -> list:
 
 
 def _drawing_functions(analysis, consumers=None) -> dict:
-    """name -> (position, parameter) of each module-level function that hands a parameter, never
-    rebound, to a jax.random call that consumes it: calling it consumes the key passed there
-    (`init_params(key, n)` draws from `key`)."""
+    """name -> (position, parameter) of each module-level function that hands a parameter, not
+    rebound before, to a jax.random call that consumes it on every path: calling it consumes the
+    key passed there (`init_params(key, n)` draws from `key`, and may split it afterwards)."""
     if consumers is None:
         consumers = _sampler_calls(analysis)
     model = analysis.model
@@ -230,8 +230,9 @@ def _drawing_functions(analysis, consumers=None) -> dict:
         if any(isinstance(block, (ast.If, ast.Try, ast.Match, ast.While)) for block, _ in path):
             continue          # draws on some paths only
         bindings = scope.by_name.get(key.id, ())
-        if not bindings or any(b.kind is not BindingKind.PARAMETER for b in bindings):
-            continue
+        if not bindings or bindings[0].kind is not BindingKind.PARAMETER or any(
+                b.kind is not BindingKind.PARAMETER and b.start <= (call.lineno, call.col_offset) for b in bindings):
+            continue          # the draw must read the key passed in: no rebinding before it
         positional = [a.arg for a in func.args.posonlyargs + func.args.args]
         if key.id in positional:
             found[func.name] = (positional.index(key.id), key.id)
