@@ -280,6 +280,9 @@ class Analysis:
             if len(entries) == 1 and entry.compiled and entry.func is not None and not entry.bound \
                     and not entry.spec.unresolved and entry.func.parent is None and entry.func.cls is None:
                 return entry.func.node, True
+            if len(entries) == 1 and entry.compiled and entry.func is None and entry.lam is not None \
+                    and not entry.bound and not entry.spec.unresolved and not entry.static:
+                return entry.lam, True          # `shift = jax.jit(lambda x: x + c)`
             return None
         found = self.model.module.by_name.get(name, [])
         if len(found) == 1 and found[0].kind is BindingKind.FUNCTION and not found[0].path:

@@ -209,6 +209,8 @@ class SignatureReader:
         return self.sig(value, None)
 
     def _name_sig(self, node, stmt):
+        if stmt is None and isinstance(self.scope, ast.Lambda) and node.id in self.params:
+            return self.params[node.id]         # a parameter of the lambda read in its body
         how, reach = self._reach(node, stmt)
         if how == "comprehension":
             comp, gen = reach
@@ -475,7 +477,10 @@ class SignatureReader:
             if kw.arg not in positional and kw.arg not in {a.arg for a in args.kwonlyargs}:
                 return None
             bound[kw.arg] = self.sig(kw.value, stmt)
-        returns, falls_through = _returns_of(node)
+        if isinstance(node, ast.Lambda):
+            returns, falls_through = [ast.Return(value=node.body)], False
+        else:
+            returns, falls_through = _returns_of(node)
         if not returns or falls_through:
             return None
         reader = SignatureReader(analysis, node, bound)
@@ -484,7 +489,8 @@ class SignatureReader:
         for ret in returns:
             if ret.value is None:
                 return None
-            sig = reader.output_sig(ret.value, ret) if jitted else reader.sig(ret.value, ret)
+            where = None if isinstance(node, ast.Lambda) else ret      # a lambda's body: no statement
+            sig = reader.output_sig(ret.value, where) if jitted else reader.sig(ret.value, where)
             if sig is None or isinstance(sig, Opaque):
                 return None
             sigs.append(sig)
