@@ -330,6 +330,8 @@ def test_directives():
     examples = parse_examples(text)
     assert [(e.line, e.expr, bool(e.error)) for e in examples] == [(1, "f(1, 2)", False), (3, "g(", True)]
     assert parse_expected_compiles(text) == {"f": 3, "g": 1}
+    # a lambda is named as JAX names it in its compile log
+    assert parse_expected_compiles("# expected compiles: apply=1, <lambda>=4 (why)\n") == {"apply": 1, "<lambda>": 4}
 
 
 def test_signature_diffs_name_the_cause():

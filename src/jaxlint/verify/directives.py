@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 _EXAMPLE = re.compile(r"^\s*#\s*jaxlint-example:\s*(?P<expr>.*?)\s*$")
 _COMPILES = re.compile(r"^\s*#\s*expected compiles:\s*(?P<body>.*?)\s*$")
-_COUNT = re.compile(r"\s*(?P<name>[A-Za-z_][\w.<>]*)\s*=\s*(?P<n>\d+)")
+_COUNT = re.compile(r"\s*(?P<name>(?:[A-Za-z_]|<)[\w.<>]*)\s*=\s*(?P<n>\d+)")
 
 
 @dataclass(frozen=True)
