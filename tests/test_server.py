@@ -318,6 +318,43 @@ def test_saving_a_module_re_diagnoses_the_open_modules_that_read_it(tmp_path):
     assert session(tmp_path, scenario) == 0
 
 
+def test_an_unsaved_edit_re_diagnoses_the_open_modules_that_read_it(tmp_path):
+    """What the user types in one module, not yet saved, is what the other open modules are
+    linted against: making the importer's argument traced gives the helper's buffer its finding
+    at once, and closing the importer without saving takes it back to the file on disk."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = \"pkg\"\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    ops, train = package / "ops.py", package / "train.py"
+    ops_text = ("import jax.numpy as jnp\n\n\ndef clip_positive(x, limit):\n    if limit > 0:\n"
+                "        return jnp.clip(x, 0, limit)\n    return x\n")
+    static = ("from functools import partial\n\nimport jax\n\nfrom pkg.ops import clip_positive\n\n\n"
+              "@partial(jax.jit, static_argnames=\"limit\")\ndef step(x, limit):\n"
+              "    return clip_positive(x, limit) * 2\n")
+    traced = static.replace("@partial(jax.jit, static_argnames=\"limit\")\n", "@jax.jit\n")
+    ops.write_text(ops_text)
+    train.write_text(static)
+
+    async def scenario(client):
+        client.open(train, static)
+        await client.diagnostics(train.as_uri(), 1)
+        client.open(ops, ops_text)
+        assert await client.diagnostics(ops.as_uri(), 1) == []
+        seen = len(client.published)
+        client.change(train, traced, 2)                       # typed, not saved
+        found, = await client.diagnostics(ops.as_uri(), 1, after=seen)
+        assert (found.code, found.range.start.line) == ("JAX101", 4)
+        assert "train.py" in str(found.related_information)
+        assert train.read_text() == static
+        seen = len(client.published)
+        client.text_document_did_close(lsp.DidCloseTextDocumentParams(
+            text_document=lsp.TextDocumentIdentifier(uri=train.as_uri())))
+        assert await client.diagnostics(ops.as_uri(), 1, after=seen) == []
+
+    assert session(tmp_path, scenario) == 0
+
+
 def test_notebook_documents_get_diagnostics_per_cell(tmp_path):
     """LSP 3.17 notebook sync: the code cells are linted together (a jitted function in one cell,
     the helper it calls in another), each finding lands on its own cell at the cell's line, a

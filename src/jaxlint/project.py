@@ -226,11 +226,9 @@ class Project:
     def imports_of(self, path: str) -> dict:
         """Local name -> the dotted name a module's top-level imports bind it to (relative names
         keep their leading dots), read from the file once per version of it."""
-        try:
-            info = os.stat(path)
-        except OSError:
+        stamp = version(path)
+        if stamp is None:
             return {}
-        stamp = (info.st_mtime_ns, info.st_size)
         cached = self._imports.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
@@ -315,15 +313,17 @@ class Project:
         stamps = {}
         self._files = None
         for path in self.files():
-            try:
-                info = os.stat(path)
-            except OSError:
-                continue
-            stamps[path] = (info.st_mtime_ns, info.st_size)
-        if stamps == self.__dict__.get("_stamps"):
+            stamp = version(path)
+            if stamp is not None:
+                stamps[path] = stamp
+        before = self.__dict__.get("_stamps")
+        if stamps == before:
             return False
+        # answers keyed by a file's version stay; where files are stays when none came or went
         keep = {"root", "source_roots", "_imports", "_files"}
-        for key in [k for k in self.__dict__ if k not in keep]:
+        if before is not None and before.keys() == stamps.keys():
+            keep |= {"_module_paths", "_package_roots", "_tops"}
+        for key in [k for k in self.__dict__ if k not in keep and not k.startswith("_per_version_")]:
             del self.__dict__[key]
         self._stamps = stamps
         return True
@@ -414,10 +414,41 @@ def import_bindings(body) -> dict:
 
 MAX_BYTES = 5 << 20
 
+# Unsaved editor buffers (absolute path -> bytes), read in place of the files: the language server
+# keeps here what the user is typing, so that the other open modules are linted against it.
+_BUFFERS: dict = {}
+
+
+def set_buffer(path: str, data: Optional[bytes]) -> None:
+    """Read `data` in place of the file at `path` from now on (None: read the file again)."""
+    full = os.path.abspath(path)
+    if data is None:
+        _BUFFERS.pop(full, None)
+    else:
+        _BUFFERS[full] = data
+
+
+def version(path: str) -> Optional[tuple]:
+    """What tells one content of the file at `path` from another: an unsaved buffer's length and
+    hash, else the file's mtime and size; None when there is neither."""
+    data = _BUFFERS.get(os.path.abspath(path)) if _BUFFERS else None
+    if data is not None:
+        return ("buffer", len(data), hash(data))
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
 
 def _read(path: str) -> bytes:
-    """A project file's bytes: only regular files (a FIFO or a device named *.py is never
-    opened: reading it could block), at most MAX_BYTES; b"" when it cannot be read."""
+    """A project file's bytes (its unsaved buffer if the editor has one): only regular files (a
+    FIFO or a device named *.py is never opened: reading it could block), at most MAX_BYTES; b""
+    when it cannot be read."""
+    if _BUFFERS:
+        data = _BUFFERS.get(os.path.abspath(path))
+        if data is not None:
+            return data[:MAX_BYTES]
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint import __version__
+from jaxlint.project import set_buffer
 
 try:
     from lsprotocol import types as lsp
@@ -680,7 +681,12 @@ def _register(server: JaxlintServer) -> None:
             text = params.content_changes[-1].text  # a whole text for a buffer never opened
         else:
             return
-        ls.schedule(ls.open(uri, params.text_document.version, text), delay=DEBOUNCE)
+        doc = ls.open(uri, params.text_document.version, text)
+        ls.schedule(doc, delay=DEBOUNCE)
+        if doc.path and doc.python:         # the other open modules read this buffer, not the file
+            set_buffer(doc.path, text.encode("utf-8", "surrogatepass"))
+            for other in ls.dependents(doc.path):
+                ls.schedule(other, delay=DEBOUNCE)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.SaveOptions(include_text=True))
     def did_save(ls: JaxlintServer, params: lsp.DidSaveTextDocumentParams):
@@ -697,6 +703,7 @@ def _register(server: JaxlintServer) -> None:
                 doc.text = params.text
             ls.schedule(doc, store=True)
             if doc.path:                                # the modules whose findings read this one
+                set_buffer(doc.path, None)              # the file holds the text now
                 for other in ls.dependents(doc.path):
                     ls.schedule(other)
 
@@ -705,6 +712,10 @@ def _register(server: JaxlintServer) -> None:
         doc = ls.documents.pop(params.text_document.uri, None)
         if doc is not None and doc.task is not None:
             doc.task.cancel()
+        if doc is not None and doc.path:                # closed unsaved: the file is what stays
+            set_buffer(doc.path, None)
+            for other in ls.dependents(doc.path):
+                ls.schedule(other, delay=DEBOUNCE)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=params.text_document.uri, diagnostics=[]))
 

@@ -163,12 +163,12 @@ def per_version(project, kind: str, path: str, compute, missing, extra="", keep:
     `extra` (settings that change the answer), kept in the project under `kind` (with `keep`, only
     the latest `keep` asked: answers that hold a whole syntax tree); `missing` when the file
     cannot be read."""
+    from jaxlint.project import version
     full = os.path.abspath(path)
-    try:
-        info = os.stat(full)
-    except OSError:
+    stamp = version(full)
+    if stamp is None:
         return missing
-    key = (full, info.st_mtime_ns, info.st_size, extra)
+    key = (full, stamp, extra)
     cache = project.__dict__.get("_per_version_" + kind)
     if cache is None:
         cache = project.__dict__["_per_version_" + kind] = collections.OrderedDict()
@@ -446,12 +446,11 @@ _DIGESTS: dict = {}       # (path, mtime, size) -> digest, per process
 def file_digest(path: str) -> str:
     """The digest `jit_entries_of` records for a file (to check a cached result is current),
     computed once per version of the file."""
-    from jaxlint.project import _read
-    try:
-        info = os.stat(path)
-    except OSError:
+    from jaxlint.project import _read, version
+    stamp = version(path)
+    if stamp is None:
         return hashlib.blake2b(b"", digest_size=8).hexdigest()
-    key = (path, info.st_mtime_ns, info.st_size)
+    key = (path, stamp)
     if key not in _DIGESTS:
         _DIGESTS[key] = hashlib.blake2b(_read(path), digest_size=8).hexdigest()
     return _DIGESTS[key]

@@ -804,18 +804,17 @@ def module_analysis(project, path: str, config=None) -> Optional[Analysis]:
     """The analysis of another module of the project, its traces not run (what its functions
     return is read from it), once per version of the file; the latest few kept. None when the
     file cannot be read or parsed."""
+    from jaxlint.project import _read, version
     full = os.path.abspath(path)
-    try:
-        info = os.stat(full)
-        key = (full, info.st_mtime_ns, info.st_size, id(project))
-    except OSError:
+    stamp = version(full)
+    if stamp is None:
         return None
+    key = (full, stamp, id(project))
     if key in _MODULES:
         _MODULES.move_to_end(key)
         return _MODULES[key]
     try:
-        with open(full, "rb") as handle:
-            data = handle.read()
+        data = _read(full)
         tree = parsed_tree(full, data)
         lines = data.decode("utf-8", "replace").splitlines()
         found = Analysis(tree, full, config, lines, project=project, run=False)
