@@ -137,7 +137,7 @@ def test_filtered_index_equals_the_full_index(path):
     flow = ModuleFlow(fast, None, {}, {}, None, lines)
     for node in walk(tree):
         if isinstance(node, FunctionNode + (ast.Lambda,)):
-            assert flow.inspects_tracers(node) == inspects_tracers(node)
+            assert flow.inspects_tracers(node) == inspects_tracers(node, flow.module_level_read)
 
 
 REGISTRATIONS = '''

@@ -174,8 +174,16 @@ class ModuleFlow:
         function says `tracer` or `concrete` (a walk per callee was 8% of the analysis)."""
         key = id(node)
         if key not in self._inspects:
-            self._inspects[key] = _text_may_inspect_tracers(self.lines, node) and inspects_tracers(node)
+            self._inspects[key] = _text_may_inspect_tracers(self.lines, node) and \
+                inspects_tracers(node, self.module_level_read)
         return self._inspects[key]
+
+    def module_level_read(self, name: ast.Name) -> bool:
+        """Does this read see a module-level binding (not a parameter, a local or a closure
+        cell)? Such a value is made at import, outside every trace: never a tracer."""
+        model = self.index.model
+        owner = model.defining_scope(name.id, model.scope_of(name))
+        return owner is model.module
 
     def tick(self, n=1):
         self.steps += n
@@ -1885,15 +1893,34 @@ def _text_may_inspect_tracers(lines, node) -> bool:
     return any(_TRACER_CHECK.search(line) for line in lines[start - 1:node.end_lineno])
 
 
-def inspects_tracers(node) -> bool:
+def inspects_tracers(node, module_level=None) -> bool:
     """Does this function test whether its values are tracers? Then it is written to work both
-    traced and eagerly, and its branches on tracers are deliberate: stay silent there."""
+    traced and eagerly, and its branches on tracers are deliberate: stay silent there. A test of
+    values read from module-level names only (`module_level(name)` says which) is decided: what
+    a module makes at import is concrete under every trace, so such a test mutes nothing."""
+    mentions, decided = [], set()
     for sub in walk(node):
-        if isinstance(sub, ast.Name) and _TRACER_CHECK.search(sub.id):
-            return True
-        if isinstance(sub, ast.Attribute) and _TRACER_CHECK.search(sub.attr):
-            return True
-    return False
+        if isinstance(sub, ast.Name) and _TRACER_CHECK.search(sub.id) or \
+                isinstance(sub, ast.Attribute) and _TRACER_CHECK.search(sub.attr):
+            mentions.append(sub)
+        elif module_level is not None and isinstance(sub, ast.Call) and sub.args:
+            tested = _tracer_test(sub)
+            if tested is not None and all(isinstance(a, ast.Name) and module_level(a) for a in sub.args[:tested]):
+                decided.update(id(n) for n in walk(sub.func if tested == len(sub.args) else sub.args[1]))
+    return any(id(sub) not in decided for sub in mentions)
+
+
+def _tracer_test(call: ast.Call) -> Optional[int]:
+    """How many leading arguments a call tests for being tracers: all of them for a test function
+    (`is_tracer(x)`, `core.is_concrete(x)`), the first for `isinstance(x, core.Tracer)`; None when
+    the call is no such test."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name == "isinstance" and len(call.args) == 2:
+        return 1 if any(isinstance(n, (ast.Name, ast.Attribute)) and
+                        _TRACER_CHECK.search(n.id if isinstance(n, ast.Name) else n.attr)
+                        for n in walk(call.args[1])) else None
+    return len(call.args) if _TRACER_CHECK.search(name) and not call.keywords else None
 
 
 def _field_of(base: V, attr: str) -> Optional[V]:
