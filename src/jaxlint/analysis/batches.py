@@ -950,14 +950,15 @@ def _slice_derived_names(body, slice_vars) -> set:
     """Names holding a batch slice in the loop, minus those padded back to full size."""
     derived, padded = set(), set()
     assignments = [(t, v) for t, v in _assignments(body) if isinstance(v, ast.expr)]
-    fillers = _filler_names(assignments)
+    shortfalls = _shortfall_names(assignments)
+    fillers = _filler_names(assignments, shortfalls)
     changed = True
     while changed:
         changed = False
         for targets, value in assignments:
             if is_size_expr(value):
                 continue      # len()/.shape of a batch is a Python int, not a ragged array
-            if _pads(value, fillers):
+            if _pads(value, fillers, shortfalls):
                 for target in targets:
                     padded.update(target_names(target))
                 continue
@@ -981,9 +982,10 @@ _JOINS = {"concatenate", "concat", "hstack", "vstack", "append"}
 _FILLS = {"zeros", "ones", "full", "empty", "tile", "repeat"}
 
 
-def _pads(value, fillers=frozenset()) -> bool:
+def _pads(value, fillers=frozenset(), shortfalls=frozenset()) -> bool:
     """`np.pad(...)`, `pad_batch(...)`, or the batch joined with a filler sized by what it lacks
-    (`np.concatenate([x, np.zeros(bs - n)])`): the result is padded to a full batch."""
+    (`np.concatenate([x, np.zeros(bs - n)])`, `pad = bs - n; np.zeros((pad,) + x.shape[1:])`):
+    the result is padded to a full batch."""
     if not isinstance(value, ast.Call):
         return False
     name = _call_name(value)
@@ -992,7 +994,7 @@ def _pads(value, fillers=frozenset()) -> bool:
     if name in _JOINS and value.args:
         first = value.args[0]
         parts = value.args[1:2] if name == "append" else first.elts if isinstance(first, (ast.List, ast.Tuple)) else ()
-        return any(_is_filler(p) or isinstance(p, ast.Name) and p.id in fillers for p in parts)
+        return any(_is_filler(p, shortfalls) or isinstance(p, ast.Name) and p.id in fillers for p in parts)
     return False
 
 
@@ -1000,14 +1002,23 @@ def _call_name(call) -> str:
     return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
 
 
-def _is_filler(expr) -> bool:
-    """`np.zeros(bs - n)`, `np.full([bs - len(x), d], -1)`: filler sized by a difference."""
+def _is_filler(expr, shortfalls=frozenset()) -> bool:
+    """`np.zeros(bs - n)`, `np.full([bs - len(x), d], -1)`: filler sized by a difference (or by a
+    name that holds one, `shortfalls`)."""
     return isinstance(expr, ast.Call) and _call_name(expr) in _FILLS and any(
-        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) for a in expr.args[:1] for n in ast.walk(a))
+        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) or isinstance(n, ast.Name) and n.id in shortfalls
+        for a in expr.args[:1] for n in ast.walk(a))
 
 
-def _filler_names(assignments) -> frozenset:
-    return frozenset(name for targets, value in assignments if _is_filler(value)
+def _filler_names(assignments, shortfalls=frozenset()) -> frozenset:
+    return frozenset(name for targets, value in assignments if _is_filler(value, shortfalls)
+                     for target in targets for name in target_names(target))
+
+
+def _shortfall_names(assignments) -> frozenset:
+    """Names bound to a difference (`pad = batch_size - valid`): what a short batch lacks."""
+    return frozenset(name for targets, value in assignments
+                     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub)
                      for target in targets for name in target_names(target))
 
 
