@@ -477,6 +477,12 @@ class SignatureReader:
             if kw.arg not in positional and kw.arg not in {a.arg for a in args.kwonlyargs}:
                 return None
             bound[kw.arg] = self.sig(kw.value, stmt)
+        # a parameter the call leaves out holds its default: a literal reads the same anywhere
+        pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) + \
+            [(a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        for name, default in pairs:
+            if name not in bound and _literal(default):
+                bound[name] = self.sig(default, stmt)
         if isinstance(node, ast.Lambda):
             returns, falls_through = [ast.Return(value=node.body)], False
         else:
@@ -1445,3 +1451,11 @@ def reader_for(analysis, scope) -> SignatureReader:
     if key not in cache:
         cache[key] = SignatureReader(analysis, scope)
     return cache[key]
+
+
+def _literal(expr) -> bool:
+    """A number, string, bool or None written out (`0.9`, `-1`, `"mean"`)."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        expr = expr.operand
+    return isinstance(expr, ast.Constant)
+
