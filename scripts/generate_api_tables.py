@@ -368,6 +368,7 @@ class Probe:
     traced_fails: object = None                       # (error kind, message): fails on any traced array
     static_result: bool = False
     boolean_result: bool = False
+    float_result: object = None                       # (shape, weak): see float_result()
     skipped: str = ""                                 # why the function was not probed
 
 
@@ -494,6 +495,47 @@ def probe(name, fn, sig, static_argnames=()):
         if argname in params and argname not in result.concrete and argname not in result.traced_ok:
             result.concrete[argname] = "static-argname"
     return result
+
+
+def float_result(fn, sig, method=False):
+    """How a one-array function types a float32 array argument, when its result is a float32
+    array: (shape, weak) with shape "same" (the argument's shape) or "scalar", and weak "keeps"
+    (strong in, strong out; weak in, weak out) or "strong" (a strong result either way, as the
+    reductions give); None otherwise (another dtype, a tuple, a shape of its own, a second
+    required argument). The signature reader reads `jnp.mean(loss)` and `x.sum()` with it."""
+    required = [p for p in sig.parameters.values()
+                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if len(required) != 1 or required[0].kind is inspect.Parameter.KEYWORD_ONLY:
+        return None
+    if not method and required[0].name not in ARRAY_NAMES:
+        return None
+    shapes, weak = set(), set()
+    for shape in ((2, 3), (4,)):
+        size = int(np.prod(shape))
+        strong = jnp.asarray(((np.arange(size) % 5 + 1) / 8).astype(np.float32).reshape(shape))
+        for value, is_weak in ((strong, False), (jnp.full(shape, 0.5), True)):
+            assert bool(value.weak_type) is is_weak
+            out = fn(value)
+            if not isinstance(out, jax.Array) or out.dtype != np.dtype("float32"):
+                return None
+            shapes.add("same" if out.shape == shape else "scalar" if out.shape == () else "")
+            if not is_weak and out.weak_type:
+                return None
+            if is_weak:
+                weak.add("keeps" if out.weak_type else "strong")
+    if len(shapes) != 1 or "" in shapes or len(weak) != 1:
+        return None
+    return shapes.pop(), weak.pop()
+
+
+def _float_result_or_none(fn, sig, method):
+    """float_result(), None when a call raises (a function that rejects floats)."""
+    try:
+        return float_result(fn, sig, method)
+    except Timeout:
+        raise
+    except Exception:
+        return None
 
 
 def lifting_options(name, sig, config, size_options):
@@ -812,6 +854,9 @@ TABLES = (
     ("jax_api", "STATIC_RESULT", "Called with traced arrays, these return no array (Python values, dtypes,\n"
      "functions).", "names"),
     ("jax_api", "BOOLEAN_RESULT", "Called with non-boolean traced arrays, these return a boolean array.", "names"),
+    ("jax_api", "FLOAT_RESULT", "name -> (shape, weak): called with one float32 array, these return a float32 array\n"
+     "of its shape (\"same\") or a scalar (\"scalar\"), strongly typed for a strong argument and, for a\n"
+     "weak one, weak (\"keeps\") or strong (\"strong\").", "map"),
     ("jax_api", "NUMPY_FAILS", "NumPy functions that fail with a tracer as their first argument that can hold\n"
      "one (the error kind is in jax_api_details.NUMPY_ERROR_KINDS).", "names"),
     ("jax_api_details", "SIGNATURES", "name -> ((parameter, kind, default source or None), ...), from\n"
@@ -863,6 +908,8 @@ def facts(name, sig, result):
         out["STATIC_RESULT"] = True
     if result.boolean_result:
         out["BOOLEAN_RESULT"] = True
+    if result.float_result is not None:
+        out["FLOAT_RESULT"] = result.float_result
     if result.inconclusive:
         out["INCONCLUSIVE"] = dict(sorted(result.inconclusive.items()))
     return out
@@ -877,6 +924,8 @@ def function_facts(name, fn):
         return None
     try:
         result = run_limited(probe, name, fn, sig, jit_static_argnames(fn))
+        if not result.skipped:
+            result.float_result = run_limited(_float_result_or_none, fn, sig, False)
     except Timeout:
         result = Probe(skipped=f"timed out after {TIME_LIMIT:g} s")
     except Exception as exc:        # a probe that breaks must not stop the others
@@ -903,6 +952,8 @@ def method_facts(method, fn):
 
     try:
         result = run_limited(probe, label, bound, full)
+        if not result.skipped:
+            result.float_result = run_limited(_float_result_or_none, bound, full, True)
     except Timeout:
         result = Probe(skipped=f"timed out after {TIME_LIMIT:g} s")
     except Exception as exc:

@@ -28,7 +28,7 @@ RERUN = ("the committed tables disagree with the installed JAX: re-run "
 
 # Facts the analysis leans on most, always re-probed; the rest of the sample is drawn at random
 # (fixed seed) from every probed name.
-ANCHORS = ["jnp.zeros", "jnp.sum", "jnp.cumsum", "jnp.reshape", "jnp.nonzero", "jnp.bincount", "jnp.repeat",
+ANCHORS = ["jnp.zeros", "jnp.sum", "jnp.tanh", "jnp.cumsum", "jnp.reshape", "jnp.nonzero", "jnp.bincount", "jnp.repeat",
            "jnp.delete", "jnp.eye", "jnp.where", "jnp.isnan", "jnp.shape", "jax.random.normal",
            "jax.random.bernoulli", "jax.ops.segment_sum", "jax.nn.one_hot", "lax.scan", "lax.dynamic_slice",
            ".reshape", ".sum", "np.asarray", "np.sum", "np.interp", "np.array_equal"]
@@ -86,7 +86,8 @@ def test_every_public_function_and_method_is_listed_with_its_signature(generator
 def test_sample_covers_every_kind_of_fact():
     facts = {"concrete": set(jax_api.CONCRETE), "unless": set(jax_api.CONCRETE_UNLESS),
              "data-dependent": set(jax_api.DATA_DEPENDENT), "static": set(jax_api.STATIC_RESULT),
-             "boolean": set(jax_api.BOOLEAN_RESULT), "numpy fails": set(jax_api.NUMPY_FAILS),
+             "boolean": set(jax_api.BOOLEAN_RESULT),
+             "float result": set(jax_api.FLOAT_RESULT), "numpy fails": set(jax_api.NUMPY_FAILS),
              "numpy works": set(jax_api_details.NUMPY_WORKS), "accepts tracer": set(jax_api_details.ACCEPTS_TRACER)}
     for kind, names in facts.items():
         assert names & set(SAMPLE), f"no {kind} fact re-probed"

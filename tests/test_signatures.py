@@ -32,6 +32,10 @@ KNOWN = [
     "jax.random.uniform(jax.random.PRNGKey(0), (4,))", "jax.random.randint(jax.random.PRNGKey(0), (3,), 0, 5)",
     "jax.random.bernoulli(jax.random.PRNGKey(0), 0.5, (2,))", "float(3)", "int(2.5)", "bool(1)", "2 / 1",
     "3 // 2", "True + True",
+    # one-array functions, typed by the probed table (FLOAT_RESULT)
+    "jnp.mean(jnp.ones(4))", "jnp.mean(jnp.full((3,), 0.5))", "jnp.tanh(jnp.full((3,), 0.5))",
+    "jnp.exp(jnp.ones((2, 3)))", "jnp.ones((2, 3)).sum()", "jax.nn.relu(jnp.linspace(0.0, 1.0, 4))",
+    "jnp.full((2,), -1.0).max()", "jnp.sort(jnp.ones(5))",
 ]
 
 
@@ -74,6 +78,7 @@ def test_reader_knows_what_jax_sees(expr):
 
 
 @pytest.mark.parametrize("expr", ["jnp.ones(3) * x", "jnp.arange(3) * 2.0", "jnp.asarray(x)", "x + 1",
+                                  "jnp.mean(jnp.arange(3))", "jnp.exp(1.0)", "jnp.mean(jnp.ones(4), axis=0)",
                                   "jnp.zeros_like(jnp.array(1.0))", "helper(x)", "jitted(x)", "branchy(1)"])
 def test_reader_leaves_unknown_what_it_cannot_tell(expr):
     helpers = ("def helper(v):\n    return v\n\n@jax.jit\ndef jitted(v):\n    return v\n\n"

@@ -110,6 +110,8 @@ DIFFERENTIABLE_METHODS = {"sum", "mean", "prod", "std", "var", "max", "min", "do
 ARRAY_NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.image.",
                     "jax.ops.", "jax.numpy.")
 ARRAY_FUNCTIONS = {"jax.device_put", "jax.lax.stop_gradient"}
+# name -> (shape, weak): the float32 type of what a one-array function returns (probed).
+FLOAT_RESULT = _probed.FLOAT_RESULT
 # ... except these, which compute on dtypes and shapes and return Python values.
 STATIC_RESULT_FUNCTIONS = set(_probed.STATIC_RESULT) | {
     "lax.axis_size",    # needs a named axis, which the probes do not set up; returns a Python int

@@ -19,6 +19,7 @@ import math
 from dataclasses import replace
 from typing import Optional
 
+from jaxlint.analysis.api_tables import FLOAT_RESULT
 from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.semantic import (LOOP_STATEMENTS, BindingKind, ReachKind, Scope, comprehension_target,
                                        enclosing_statement)
@@ -369,7 +370,7 @@ class SignatureReader:
         if not name and isinstance(func, ast.Name):
             return self._builtin_or_class_sig(call, stmt)
         if not name.startswith(_NAMESPACES + ("jax.random.",)):
-            return None
+            return self._float_result_sig(call, stmt, name)
         prefix, short = name.rsplit(".", 1)
         kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
         if any(kw.arg is None for kw in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
@@ -429,7 +430,15 @@ class SignatureReader:
             return self._random_sig(call, stmt, short, kwargs)
         if prefix == "np.random" and short in ("rand", "randn") and call.args:
             return Leaf("float32", False, tuple(self.dim(a, stmt) for a in call.args), origin=origin)
-        return None
+        return self._float_result_sig(call, stmt, name)
+
+    def _float_result_sig(self, call, stmt, name):
+        """`jnp.mean(loss)`, `jnp.exp(x)`, `jax.nn.relu(h)`: a JAX function of one float32 array,
+        typed by the probed table (FLOAT_RESULT)."""
+        rule = FLOAT_RESULT.get(name)
+        if rule is None or len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred):
+            return None
+        return _float_result(self.sig(call.args[0], stmt), rule, _text(call))
 
     # -- calls of the module's own functions ---------------------------------------------------------
     def _module_def(self, func, stmt) -> Optional[tuple]:
@@ -579,6 +588,9 @@ class SignatureReader:
             base = Leaf(None, None, None, dtype_of=base.key)
         if not isinstance(base, Leaf) or base.python:
             return None
+        rule = FLOAT_RESULT.get("." + func.attr)
+        if rule is not None and not call.args and not call.keywords:
+            return _float_result(base, rule, origin)
         if func.attr == "astype" and call.args:
             dtype = self.dtype_arg(call.args[0], stmt)
             cast_from = base.dtype_of if base.dtype is None and dtype not in _DEFENSIVE_CASTS else None
@@ -1459,3 +1471,15 @@ def _literal(expr) -> bool:
         expr = expr.operand
     return isinstance(expr, ast.Constant)
 
+
+def _float_result(arg, rule, origin) -> Optional[Leaf]:
+    """What a FLOAT_RESULT function returns for `arg`: only a float32 JAX array is read (the
+    table was probed with those); a Python float or another dtype is left unknown."""
+    if not isinstance(arg, Leaf) or arg.python or arg.dtype != "float32" or not arg.certain \
+            or arg.grows is not None:
+        return None
+    shape_kind, weak_kind = rule
+    weak = False if weak_kind == "strong" else arg.weak
+    if weak is None:
+        return None
+    return Leaf("float32", weak, arg.shape if shape_kind == "same" else (), origin=origin)
