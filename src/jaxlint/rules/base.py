@@ -34,6 +34,10 @@ class Rule:
     # column, i.e. the same call; "line": anywhere on the same line).
     yields_to: tuple = ()
     yields_at: str = "place"
+    # ... and where a finding of one of these codes is about the same jitted function and
+    # parameter (its `entry`, or its `function` when it has none, and its `param`): a call whose
+    # trace fails there never compiles, so what this rule predicts of it does not happen.
+    yields_to_param: tuple = ()
 
     def check(self, analysis) -> Iterable[Finding]:
         raise NotImplementedError
@@ -51,13 +55,17 @@ class Rule:
 
 
 def apply_precedence(findings: list, rules) -> list:
-    """Drop each finding that yields (Rule.yields_to) to another one at its place or line."""
+    """Drop each finding that yields (Rule.yields_to) to another one at its place or line, or
+    (Rule.yields_to_param) to one about its function's parameter."""
     by_code = {rule.code: rule for rule in rules}
     at_line: dict = {}
     at_place: dict = {}
+    at_param: dict = {}
     for f in findings:
         at_line.setdefault(f.line, set()).add(f.code)
         at_place.setdefault((f.line, f.col), set()).add(f.code)
+        if f.param:
+            at_param.setdefault((f.entry or f.function, f.param), set()).add(f.code)
     kept = []
     for f in findings:
         rule = by_code.get(f.code)
@@ -65,6 +73,9 @@ def apply_precedence(findings: list, rules) -> list:
             here = at_line[f.line] if rule.yields_at == "line" else at_place[(f.line, f.col)]
             if here.intersection(rule.yields_to):
                 continue
+        if rule is not None and rule.yields_to_param and f.param and \
+                at_param.get((f.entry or f.function, f.param), set()).intersection(rule.yields_to_param):
+            continue
         kept.append(f)
     return kept
 

@@ -15,6 +15,10 @@ class CallSignatureDrift(Rule):
     name = "call-signature-drift"
     family = "recompilation"
     summary = "One jitted function called with different spellings of the same arguments."
+    # Passing a number default makes it a traced input: when the function's trace fails on that
+    # parameter (`range(num_iterations)`), the call raises instead of compiling again, and the
+    # trace-time finding says why.
+    yields_to_param = ("JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX106", "JAX108")
     what = """
         Flags the call that introduces a new spelling of a jitted function's call: an argument
         passed positionally at one call and by keyword at another, a default left out at one call
@@ -86,11 +90,15 @@ class CallSignatureDrift(Rule):
             earlier.append((group, spelling, facts))
             if not reasons or any(spelling == seen for seen, _ in comparable):
                 continue     # a spelling already compiled once: no new cache entry here
+            # the one parameter whose being passed (traced) or left out makes every difference
+            traced = {param for param, kind, _ in reasons if kind == "traced"}
+            param = traced.pop() if len(traced) == 1 and all(k == "traced" for _, k, _ in reasons) else ""
             yield Finding(
                 code=self.code, line=site.node.lineno, col=site.node.col_offset,
-                function=entry.name,
-                message=f"jitted `{entry.name}` is called with a second spelling of its arguments",
-                detail=(f"{'; '.join(reasons)}. jit caches each spelling separately: one more "
+                function=entry.name, param=param,
+                message=(f"jitted `{entry.name}` is called with a second spelling of its arguments"
+                         + (f" (`{param}` passed at one call, left out at another)" if param else "")),
+                detail=(f"{'; '.join(text for _, _, text in reasons)}. jit caches each spelling separately: one more "
                         f"trace and compile. Fix: spell every call the same way"))
 
     @staticmethod
@@ -118,34 +126,35 @@ class CallSignatureDrift(Rule):
 
     @staticmethod
     def _reasons(site, facts, before, defaults) -> list:
-        """How this call's spelling differs from the first spelling of the same values before it."""
+        """How this call's spelling differs from the first spelling of the same values before it:
+        (parameter, kind, text), kind "traced" for a number default passed at one call only."""
         reasons = []
         for param, (how, is_default, kind) in facts["args"].items():
             first = next(((f["args"][param][0], f["line"]) for f in before if param in f["args"]), None)
             if first is not None and first[0] != how:
-                reasons.append(f"`{param}` is passed {_spelled(how)} here but {_spelled(first[0])} "
-                               f"at line {first[1]}")
+                reasons.append((param, "how", f"`{param}` is passed {_spelled(how)} here but "
+                                               f"{_spelled(first[0])} at line {first[1]}"))
             if is_default:
                 omitted = next((f["line"] for f in before if param in f["omitted"]), None)
                 if omitted is not None and is_default == "default":
-                    reasons.append(f"the default of `{param}` is passed explicitly here but left "
-                                   f"out at line {omitted}")
+                    reasons.append((param, "default", f"the default of `{param}` is passed explicitly "
+                                                      f"here but left out at line {omitted}"))
                 elif omitted is not None:
-                    reasons.append(f"traced `{param}` is passed here but left out (its default "
-                                   f"used) at line {omitted}")
+                    reasons.append((param, "traced", f"traced `{param}` is passed here but left out "
+                                                     f"(its default used) at line {omitted}"))
             if kind is not None:
                 other = next(((f["args"][param][2], f["line"]) for f in before
                               if param in f["args"] and f["args"][param][2] is not None), None)
                 if other is not None and other[0] != kind:
-                    reasons.append(f"static `{param}` is a {kind} here but a {other[0]} at line "
-                                   f"{other[1]} (equal values, distinct cache entries)")
+                    reasons.append((param, "type", f"static `{param}` is a {kind} here but a {other[0]} "
+                                                   f"at line {other[1]} (equal values, distinct cache entries)"))
         for param in sorted(facts["omitted"], key=list(defaults).index):
             passed = next(((f["line"], f["args"][param][1]) for f in before
                            if param in f["args"] and f["args"][param][1]), None)
             if passed is not None:
-                reasons.append(f"`{param}` is left out here but passed with its default value at "
-                               f"line {passed[0]}" if passed[1] == "default" else
-                               f"traced `{param}` is left out here but passed at line {passed[0]}")
+                reasons.append((param, "default", f"`{param}` is left out here but passed with its default "
+                                                  f"value at line {passed[0]}") if passed[1] == "default" else
+                               (param, "traced", f"traced `{param}` is left out here but passed at line {passed[0]}"))
         return reasons
 
     @staticmethod

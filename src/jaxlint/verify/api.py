@@ -203,11 +203,13 @@ def _describe_units(fv: FileVerdicts, plan: Plan, observations: dict, judge: Jud
         if unit.get("basis") == "guessed":
             fv.examples.append(entry)
             continue
-        explained, predicted = {}, set()
+        explained, predicted, failed = {}, set(), set()
         for finding in plan.findings:
             state, _, evidence = judge.check(finding, unit, obs)
             if state == "confirmed":
                 explained[finding.code] = evidence
+                if finding.code in ERROR_CODES:     # its last trace raised the predicted error
+                    failed.add(short_name(finding.entry or finding.function))
             if state in ("confirmed", "weak") and recompile_kinds(finding.code) is not None:
                 predicted.add(short_name(finding.function))
         label = f"the {Judge.unit_label(unit)}"
@@ -237,6 +239,8 @@ def _describe_units(fv: FileVerdicts, plan: Plan, observations: dict, judge: Jud
         unit_stats = rc.group(in_file)
         entry["compiles"] = {s.qualname: s.traces for s in unit_stats}
         for stats in unit_stats:
+            if short_name(stats.qualname) in failed and stats.traces <= 2:
+                continue            # one trace, then one that raised: no second program
             if rc.top_level(stats) and short_name(stats.qualname) not in predicted:
                 causes = "; ".join(c.text for c in rc.summarise(stats))
                 fv.notes.append(note("recompile", f"{label}: `{stats.qualname}` (line {stats.def_line}) "
