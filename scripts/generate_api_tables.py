@@ -369,6 +369,7 @@ class Probe:
     static_result: bool = False
     boolean_result: bool = False
     float_result: object = None                       # (shape, weak): see float_result()
+    array_result: bool = False                        # the traced call returned one array
     skipped: str = ""                                 # why the function was not probed
 
 
@@ -474,6 +475,7 @@ def probe(name, fn, sig, static_argnames=()):
             return result
     else:
         result.static_result = not contains_array(out)
+        result.array_result = isinstance(out, jax.Array)
         inputs_bool = any(getattr(v, "dtype", None) == np.dtype(bool) for v in base.values() if role(v) == "array")
         result.boolean_result = is_bool_array(out) and not inputs_bool
 
@@ -854,6 +856,8 @@ TABLES = (
     ("jax_api", "STATIC_RESULT", "Called with traced arrays, these return no array (Python values, dtypes,\n"
      "functions).", "names"),
     ("jax_api", "BOOLEAN_RESULT", "Called with non-boolean traced arrays, these return a boolean array.", "names"),
+    ("jax_api", "ARRAY_RESULT", "Called with traced arrays, these return one array (not a tuple, a list or a\n"
+     "Python value).", "names"),
     ("jax_api", "FLOAT_RESULT", "name -> (shape, weak): called with one float32 array, these return a float32 array\n"
      "of its shape (\"same\") or a scalar (\"scalar\"), strongly typed for a strong argument and, for a\n"
      "weak one, weak (\"keeps\") or strong (\"strong\").", "map"),
@@ -908,6 +912,8 @@ def facts(name, sig, result):
         out["STATIC_RESULT"] = True
     if result.boolean_result:
         out["BOOLEAN_RESULT"] = True
+    if result.array_result:
+        out["ARRAY_RESULT"] = True
     if result.float_result is not None:
         out["FLOAT_RESULT"] = result.float_result
     if result.inconclusive:

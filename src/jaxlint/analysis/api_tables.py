@@ -112,6 +112,15 @@ ARRAY_NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax
 ARRAY_FUNCTIONS = {"jax.device_put", "jax.lax.stop_gradient"}
 # name -> (shape, weak): the float32 type of what a one-array function returns (probed).
 FLOAT_RESULT = _probed.FLOAT_RESULT
+# Functions that return one array: probed with their required arguments, and by hand
+# `jnp.where(c, x, y)` (name -> the number of positional arguments of that form), whose probe
+# calls the one-argument form (a tuple of index arrays).
+ARRAY_RESULT = frozenset(_probed.ARRAY_RESULT)
+ARRAY_RESULT_WITH_ARGS = {"jnp.where": 3}
+# Keywords that can turn one array into a tuple (`jnp.linspace(..., retstep=True)`,
+# `jnp.average(..., returned=True)`, `jnp.unique(..., return_counts=True)`): a call passing
+# one is not read as returning one array.
+TUPLE_KEYWORDS = ("return", "retstep", "full_output", "compute_uv")
 # ... except these, which compute on dtypes and shapes and return Python values.
 STATIC_RESULT_FUNCTIONS = set(_probed.STATIC_RESULT) | {
     "lax.axis_size",    # needs a named axis, which the probes do not set up; returns a Python int

@@ -19,7 +19,7 @@ import math
 from dataclasses import replace
 from typing import Optional
 
-from jaxlint.analysis.api_tables import FLOAT_RESULT
+from jaxlint.analysis.api_tables import ARRAY_RESULT, ARRAY_RESULT_WITH_ARGS, FLOAT_RESULT, TUPLE_KEYWORDS
 from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.semantic import (LOOP_STATEMENTS, BindingKind, ReachKind, Scope, comprehension_target,
                                        enclosing_statement)
@@ -527,7 +527,8 @@ class SignatureReader:
 
     def _arithmetic(self, expr, stmt, depth) -> bool:
         """Is `expr` surely an array or a number, never a container or None? Arithmetic that no
-        container supports (`a - b`, `a @ b`, `a / b`), or `+`/`*` with such an operand."""
+        container supports (`a - b`, `a @ b`, `a / b`), `+`/`*` with such an operand, or a call
+        of a JAX function that returns one array (`jnp.where(c, a, b)`, `jnp.linalg.norm(v)`)."""
         if depth > 4:
             return False
         if isinstance(expr, ast.Name):
@@ -537,6 +538,8 @@ class SignatureReader:
             return False
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
             return self._arithmetic(expr.operand, stmt, depth + 1)
+        if isinstance(expr, ast.Call):
+            return self._returns_one_array(expr)
         if not isinstance(expr, ast.BinOp):
             return False
         if isinstance(expr.op, (ast.Sub, ast.Div, ast.MatMult, ast.Pow, ast.FloorDiv)):
@@ -550,6 +553,14 @@ class SignatureReader:
             if self._arithmetic(side, stmt, depth + 1):
                 return True
         return False
+
+    def _returns_one_array(self, call) -> bool:
+        """Does this JAX call return one array (ARRAY_RESULT), not a tuple?"""
+        if any(isinstance(a, ast.Starred) for a in call.args) or \
+                any(kw.arg is None or kw.arg.startswith(TUPLE_KEYWORDS) for kw in call.keywords):
+            return False
+        name = self.imports.resolve(call.func) or ""
+        return name in ARRAY_RESULT or ARRAY_RESULT_WITH_ARGS.get(name) == len(call.args)
 
     def _builtin_or_class_sig(self, call, stmt):
         func = call.func.id
