@@ -1,6 +1,7 @@
 """JAX401 prng-key-reuse."""
 
 import ast
+from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
@@ -25,9 +26,12 @@ class PrngKeyReuse(Rule):
         `assert_array_equal`: a reproducibility check) are not flagged, except `split`: two equal
         splits hand out the same subkeys twice. Elsewhere two identical draws are the bug itself (`xs = uniform(key, (n,))`,
         `ys = uniform(key, (n,))` give xs == ys). A function of the module that always draws from one of
-        its parameters (`def init_params(key, n): return jax.random.normal(key, (n,))`) consumes
-        the key passed there, like a sampler; such a function called with one fixed key in every
-        iteration of a loop is not flagged (an evaluation key, a sweep over settings).
+        its parameters (`def init_params(key, n): return jax.random.normal(key, (n,))`), through
+        other such functions or through a closure it calls on every path (a loss function given
+        to `jax.value_and_grad`), consumes the key passed there, like a sampler. Such a function
+        called with one fixed key in every iteration of a loop is not flagged (an evaluation key,
+        a sweep over settings) unless the loop feeds the call's result back into it
+        (`params, loss = train_step(params, batch, key)`: the same dropout mask at every step).
     """
     why = """
         A key is a value, not a stream: the same key gives the same bits. Two samplers on one key
@@ -146,11 +150,26 @@ def _reuses(analysis):
                     and _name(analysis, call) != "jax.random.split" \
                     and _compares(scope.node if scope.node is not None else analysis.tree):
                 continue      # the same draw twice, compared: a reproducibility check (not for split)
-            if second is call and not _name(analysis, call).startswith("jax.random."):
+            if second is call and not _name(analysis, call).startswith("jax.random.") \
+                    and not _advances_state(call, stmt, key.id):
                 continue      # a helper given one fixed key per iteration: an evaluation key, a sweep
             reported.add(id(node))
             yield call, second, node
             break
+
+
+def _advances_state(call, stmt, key) -> bool:
+    """Does the statement feed the call's result back into its own next call, as a training
+    step does (`params, loss = train_step(params, batch, key)`)? Then one fixed key per
+    iteration draws the same numbers (the same dropout mask) at every step of one run, which no
+    evaluation or sweep does."""
+    if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or stmt.value is not call:
+        return False
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    passed = {a.id for a in call.args if isinstance(a, ast.Name)} | \
+        {kw.value.id for kw in call.keywords if isinstance(kw.value, ast.Name)}
+    return bool((bound & passed) - {key})
 
 
 def _compares(node) -> bool:
@@ -212,31 +231,84 @@ def _sampler_calls(analysis) -> list:
 
 def _drawing_functions(analysis, consumers=None) -> dict:
     """name -> (position, parameter) of each module-level function that hands a parameter, not
-    rebound before, to a jax.random call that consumes it on every path: calling it consumes the
-    key passed there (`init_params(key, n)` draws from `key`, and may split it afterwards)."""
+    rebound before, to a key consumer on every path: a jax.random call, a function of the module
+    that draws (so `train_step(params, key)` -> `loss(p)` -> `apply(p, x, key)` -> `bernoulli(key)`
+    draws), or a closure the function defines and calls (itself or through `jax.grad(loss)`) on
+    every path. Calling such a function consumes the key passed there (`init_params(key, n)`
+    draws from `key`, and may split it afterwards)."""
     if consumers is None:
         consumers = _sampler_calls(analysis)
-    model = analysis.model
-    found = {}
-    for call, key in consumers:
-        scope = model.scope_of(call)
-        func = scope.node
-        if not isinstance(func, ast.FunctionDef) or func.name in found:
-            continue
-        home = analysis.module_def(func.name)
-        if home is None or home[0] is not func:
-            continue
-        path = scope.path_of.get(id(model.statement_of(call)), ())
-        if any(isinstance(block, (ast.If, ast.Try, ast.Match, ast.While)) for block, _ in path):
-            continue          # draws on some paths only
-        bindings = scope.by_name.get(key.id, ())
-        if not bindings or bindings[0].kind is not BindingKind.PARAMETER or any(
-                b.kind is not BindingKind.PARAMETER and b.start <= (call.lineno, call.col_offset) for b in bindings):
-            continue          # the draw must read the key passed in: no rebinding before it
-        positional = [a.arg for a in func.args.posonlyargs + func.args.args]
-        if key.id in positional:
-            found[func.name] = (positional.index(key.id), key.id)
+    found: dict = {}
+    pending = list(consumers)
+    for _ in range(_DRAWING_DEPTH):
+        added = {}
+        for call, key in pending:
+            hit = _draws_from_parameter(analysis, call, key)
+            if hit is not None and hit[0] not in found and hit[0] not in added:
+                added[hit[0]] = hit[1]
+        if not added:
+            break
+        found.update(added)
+        pending = [(node, key) for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, set(added)))
+                   if isinstance(node, ast.Call) for key in [_consumed_key(analysis, node, added)] if key is not None]
     return found
+
+
+_DRAWING_DEPTH = 4      # functions handing a key down: train_step -> loss -> apply -> bernoulli
+
+
+def _draws_from_parameter(analysis, call, key) -> Optional[tuple]:
+    """(function name, (position, parameter)) when `call` consumes, on every path of a
+    module-level function, the key parameter passed to it; else None."""
+    model = analysis.model
+    scope = model.scope_of(call)
+    stmt = model.statement_of(call)
+    if scope is None or stmt is None or _on_some_paths(scope, stmt):
+        return None         # draws on some paths only
+    if not scope.by_name.get(key.id) and scope.parent is not None and isinstance(scope.node, ast.FunctionDef) \
+            and key.id not in scope.declared_global:
+        # a closure reading its function's key: it draws when the function calls it on every path
+        outer = scope.parent
+        defined = next((s for s in outer.statements if s is scope.node), None)
+        if defined is None or _on_some_paths(outer, defined) or not _calls_on_every_path(outer, scope.node.name):
+            return None
+        scope, call = outer, scope.node
+    func = scope.node
+    if not isinstance(func, ast.FunctionDef):
+        return None
+    home = analysis.module_def(func.name)
+    if home is None or home[0] is not func:
+        return None
+    bindings = scope.by_name.get(key.id, ())
+    if not bindings or bindings[0].kind is not BindingKind.PARAMETER or any(
+            b.kind is not BindingKind.PARAMETER and b.start <= (call.lineno, call.col_offset) for b in bindings):
+        return None         # the draw must read the key passed in: no rebinding before it
+    positional = [a.arg for a in func.args.posonlyargs + func.args.args]
+    if key.id not in positional:
+        return None
+    return func.name, (positional.index(key.id), key.id)
+
+
+def _on_some_paths(scope, stmt) -> bool:
+    path = scope.path_of.get(id(stmt), ())
+    return any(isinstance(block, (ast.If, ast.Try, ast.Match, ast.While)) for block, _ in path)
+
+
+def _calls_on_every_path(scope, name) -> bool:
+    """Does a statement of `scope` on every path call the function `name`, itself (`loss(p)`)
+    or through a wrapper that calls it (`jax.value_and_grad(loss)(params)`)?"""
+    for stmt in scope.statements:
+        if isinstance(stmt, SCOPE_NODES) or _on_some_paths(scope, stmt) or hasattr(stmt, "body"):
+            continue        # a compound statement's body is walked statement by statement
+        for node in ast.walk(stmt):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Call) and func.args:
+                func = func.args[0]
+            if isinstance(func, ast.Name) and func.id == name:
+                return True
+    return False
 
 
 # -- the fix's helpers ---------------------------------------------------------------------------
