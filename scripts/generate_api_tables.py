@@ -475,7 +475,7 @@ def probe(name, fn, sig, static_argnames=()):
             return result
     else:
         result.static_result = not contains_array(out)
-        result.array_result = isinstance(out, jax.Array)
+        result.array_result = isinstance(out, jax.Array) and not follows_structure(name, fn, sig, base)
         inputs_bool = any(getattr(v, "dtype", None) == np.dtype(bool) for v in base.values() if role(v) == "array")
         result.boolean_result = is_bool_array(out) and not inputs_bool
 
@@ -497,6 +497,29 @@ def probe(name, fn, sig, static_argnames=()):
         if argname in params and argname not in result.concrete and argname not in result.traced_ok:
             result.concrete[argname] = "static-argname"
     return result
+
+
+def follows_structure(name, fn, sig, values) -> bool:
+    """Does the result take the pytree structure of an argument: given a pair of arrays where
+    it was given an array, does it return something other than one array (`lax.fori_loop`'s
+    carry, `lax.cond`'s operands)? A NumPy-like function stacks the pair into one array. A
+    function given a function returns what that function returns: it follows too."""
+    if any(inspect.isfunction(plain(value)) for value in values.values()):     # not a dtype class
+        return True
+    if name.startswith(("jnp.", ".")):
+        return False        # NumPy semantics (a sequence is an array); a pair can crash XLA (jnp.int2)
+    for name, value in values.items():
+        if not isinstance(value, jax.Array):
+            continue
+        try:
+            out = call(fn, sig, {**values, name: (value, value)})
+        except Timeout:
+            raise
+        except Exception:
+            continue
+        if not isinstance(out, jax.Array):
+            return True
+    return False
 
 
 def float_result(fn, sig, method=False):
