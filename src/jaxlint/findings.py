@@ -57,6 +57,9 @@ class Finding:
     path: tuple = ()
     chain: tuple = ()
     detail: str = ""
+    # The last line of the code the finding is about, when it spans lines (a loop): where
+    # another finding stands inside it, precedence may drop this one (Rule.yields_inside).
+    end_line: int = 0
 
     @property
     def full_message(self) -> str:

@@ -38,6 +38,9 @@ class Rule:
     # parameter (its `entry`, or its `function` when it has none, and its `param`): a call whose
     # trace fails there never compiles, so what this rule predicts of it does not happen.
     yields_to_param: tuple = ()
+    # ... and where a finding of one of these codes stands inside this finding's lines (its
+    # line to its end_line: the body of a loop).
+    yields_inside: tuple = ()
 
     def check(self, analysis) -> Iterable[Finding]:
         raise NotImplementedError
@@ -55,8 +58,9 @@ class Rule:
 
 
 def apply_precedence(findings: list, rules) -> list:
-    """Drop each finding that yields (Rule.yields_to) to another one at its place or line, or
-    (Rule.yields_to_param) to one about its function's parameter."""
+    """Drop each finding that yields (Rule.yields_to) to another one at its place or line,
+    (Rule.yields_inside) to one inside its lines, or (Rule.yields_to_param) to one about its
+    function's parameter."""
     by_code = {rule.code: rule for rule in rules}
     at_line: dict = {}
     at_place: dict = {}
@@ -73,6 +77,9 @@ def apply_precedence(findings: list, rules) -> list:
             here = at_line[f.line] if rule.yields_at == "line" else at_place[(f.line, f.col)]
             if here.intersection(rule.yields_to):
                 continue
+        if rule is not None and rule.yields_inside and f.end_line > f.line and any(
+                f.line < g.line <= f.end_line and g.code in rule.yields_inside for g in findings):
+            continue
         if rule is not None and rule.yields_to_param and f.param and \
                 at_param.get((f.entry or f.function, f.param), set()).intersection(rule.yields_to_param):
             continue

@@ -4,13 +4,14 @@ import ast
 import itertools
 import math
 import os
+from typing import Optional
 
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.crossmodule import importer_calls
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.signature_reader import reader_for
-from jaxlint.analysis.signatures import MORE, Leaf, Tree, poly_value
+from jaxlint.analysis.signatures import MORE, Leaf, Tree, poly_atoms, poly_eval, poly_value
 from jaxlint.analysis.syntax import text_of
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -21,6 +22,9 @@ class UnrolledLoop(Rule):
     name = "unrolled-loop"
     family = "recompilation"
     summary = "A Python for-loop over a static range, or over the rows of a traced array, inside a traced function is unrolled."
+    # A trace-time failure in the loop's body stops the trace at the first iteration: the loop
+    # is never unrolled, and the failure is the finding to fix first.
+    yields_inside = ("JAX101", "JAX102", "JAX103", "JAX104", "JAX105", "JAX106", "JAX108")
     what = """
         Flags a Python `for` over `range(...)` inside a traced function when the loop runs at
         least a threshold of iterations (default 16, `unrolled-loop-threshold`): a literal or
@@ -37,7 +41,8 @@ class UnrolledLoop(Rule):
         `reversed(...)`, `range(len(x))`), when the value is known to be an array (an annotation,
         `.shape`, a `jnp`/`lax` result, or every call passing one). The body is copied once per
         element. When the array is a parameter and every call the file shows gives a size below
-        the threshold (`for axis in frame` with a 3x3 frame), it is not flagged. Not flagged: a
+        the threshold (`for axis in frame` with a 3x3 frame, or `jnp.arange(n)` for `n` in a
+        literal list of small sizes), it is not flagged. Not flagged: a
         loop over a list or tuple of arrays (`for w, b in params`: Python values), over blocks of
         an axis (`range(0, n, block)`, `range(n // block)`: a count sized on purpose), over
         `len()` of what may be a dict.
@@ -100,7 +105,7 @@ class UnrolledLoop(Rule):
                 continue
             yield Finding(
                 code=self.code, line=sink.node.lineno, col=sink.node.col_offset,
-                function=sink.frame.function,
+                function=sink.frame.function, end_line=sink.node.end_lineno or sink.node.lineno,
                 message=f"Python for-loop over range() is unrolled in traced `{sink.frame.function}`",
                 detail=(f"The loop is unrolled: {reason}, and compile time grows with the iteration "
                         f"count. Fix: lax.fori_loop or lax.scan"))
@@ -142,7 +147,7 @@ class UnrolledLoop(Rule):
                  if known and max(known) >= threshold else f"one copy per {unit}")
         return Finding(
             code=self.code, line=loop.lineno, col=loop.col_offset, function=sink.frame.function,
-            message=message,
+            end_line=loop.end_lineno or loop.lineno, message=message,
             detail=(f"The loop runs while JAX traces, once per {unit}: {count}. The program and its "
                     f"compile time grow with the data's size, and each new size is a new compile. "
                     f"Fix: {fix}, carrying the accumulator"))
@@ -306,7 +311,8 @@ def _axis_sizes(analysis, sink, array, value, axis) -> list:
     for site in analysis.jit_calls():
         if site.entry is not entry or param not in site.args:
             continue
-        sig = reader_for(analysis, site.scope).sig_at(site.args[param].node, site.node)
+        reader = reader_for(analysis, site.scope)
+        sig = reader.sig_at(site.args[param].node, site.node)
         if isinstance(sig, Tree) or isinstance(sig, Leaf) and sig.python is not None:
             found.append((False, None))         # a container, a Python scalar
         elif not isinstance(sig, Leaf):
@@ -314,5 +320,22 @@ def _axis_sizes(analysis, sink, array, value, axis) -> list:
         else:
             shape = sig.shape or ()
             dim = shape[axis] if sized and axis < len(shape) else None
-            found.append((True, poly_value(dim) if dim is not None and dim != MORE else None))
+            found.append((True, _largest(dim, reader.atoms) if dim is not None and dim != MORE else None))
     return found
+
+
+def _largest(dim, atoms) -> Optional[int]:
+    """The largest value of a dimension: a constant, or one loop variable over literal ints
+    (`jnp.arange(n)` for `n in [5, 8, 10]` gives 10)."""
+    value = poly_value(dim)
+    if value is not None:
+        return value
+    names = poly_atoms(dim)
+    if len(names) != 1:
+        return None
+    name = next(iter(names))
+    atom = atoms.get(name)
+    if atom is None or not atom.values:
+        return None
+    results = [poly_eval(dim, {name: v}) for v in atom.values]
+    return max(results) if all(r is not None for r in results) else None
