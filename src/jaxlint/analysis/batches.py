@@ -985,7 +985,14 @@ _FILLS = {"zeros", "ones", "full", "empty", "tile", "repeat"}
 def _pads(value, fillers=frozenset(), shortfalls=frozenset()) -> bool:
     """`np.pad(...)`, `pad_batch(...)`, or the batch joined with a filler sized by what it lacks
     (`np.concatenate([x, np.zeros(bs - n)])`, `pad = bs - n; np.zeros((pad,) + x.shape[1:])`):
-    the result is padded to a full batch."""
+    the result is padded to a full batch. A dict or comprehension of such calls (a batch of
+    named arrays padded key by key) is padded too."""
+    if isinstance(value, ast.DictComp):
+        return _pads(value.value, fillers, shortfalls)
+    if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return _pads(value.elt, fillers, shortfalls)
+    if isinstance(value, ast.Dict):
+        return any(v is not None and _pads(v, fillers, shortfalls) for v in value.values)
     if not isinstance(value, ast.Call):
         return False
     name = _call_name(value)
