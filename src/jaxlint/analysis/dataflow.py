@@ -281,8 +281,11 @@ class FunctionRun:
             elif self.env.is_local(root.id) or root.id not in self.flow.index.module_names \
                     and not self._free_of_eager_scope(root.id):
                 return
-            if self.imports.resolve(root) is not None:
-                return          # a module (`jnp`, `np`): not a store into program state
+            module = self.imports.resolve(root)
+            if module is not None and module.split(".")[0] in _API_MODULES:
+                return          # JAX's or NumPy's namespace (`jnp`, `np`): not program state
+            if module is not None and name == root.id:
+                name = ast.unparse(container)   # another module's state (`metrics.history["loss"]`)
         self.flow.record("leak", node, value, self.frame, into=name, how=how, closure=captured)
 
     def _free_of_eager_scope(self, name: str) -> bool:
@@ -2123,6 +2126,10 @@ _PURE_BUILTINS = {"len", "print", "isinstance", "issubclass", "str", "repr", "fo
                   "float", "hash"}
 # Methods that store their argument into the receiver (a list, dict, set or deque).
 # (`update`/`add` are left out: `tx.update(grads, state)` and `x.at[i].add(v)` store nothing)
+# Namespaces (canonical roots) whose attributes are API, not program state: a mutator called on
+# one (`jnp....`, `np....`) stores nothing the program keeps. Any other module's attribute
+# (`metrics.history`) is state that outlives a trace.
+_API_MODULES = {"jax", "jnp", "lax", "np", "numpy", "jaxlib", "scipy"}
 _STORING_METHODS = {"append", "extend", "appendleft"}   # `buffer.insert(state, x)` is often functional
 _MUTATING_METHODS = {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__"}
 _DIFFERENTIABLE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
