@@ -107,6 +107,13 @@ class SignatureReader:
                     found.append((path, i, atom))
         return found
 
+    def varying_length(self, sig, loops) -> Optional[Atom]:
+        """The atom that makes the length of a list or tuple `sig` change per iteration of one of
+        `loops` (`[f(i) for i in range(k)]` with `k` rebound in the loop), or None."""
+        if not isinstance(sig, Tree) or sig.length is None:
+            return None
+        return self._varying_atom(sig.length, {id(loop) for loop in loops})
+
     def _varying_atom(self, dim, loop_ids) -> Optional[Atom]:
         """The atom that makes `dim` change per iteration of one of the loops: the only atom of
         that loop in it (two, like `stop - start` of one loop, may change together)."""

@@ -18,7 +18,9 @@ class PytreeDrift(Rule):
         earlier call in the same function body passed: a tuple where a list was passed, a dict
         with other keys, `None` where an array was passed (or the reverse), a NamedTuple where a
         plain tuple was passed, a tuple or list of another length. Also a call in a loop whose
-        argument is a list that grows every iteration (`buf.append(x)`), or a name bound to one
+        argument is a list that grows every iteration (`buf.append(x)`), a list or tuple whose
+        length follows a value that changes between iterations (`[f(i) for i in range(k)]` with
+        `k` updated in the loop), or a name bound to one
         structure before the loop and rebound to another inside it (`state = None` first,
         `state = (h, c)` later). Dict key order does not matter and is not flagged.
     """
@@ -87,6 +89,21 @@ class PytreeDrift(Rule):
                 if param in site.entry.static:
                     continue
                 sig = reader.sig_at(arg.node, site.node)
+                atom = reader.varying_length(sig, site.loops)
+                if atom is not None:
+                    name = site.entry.name
+                    why = f" ({atom.reason})" if atom.reason else ""
+                    yield Finding(
+                        code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
+                        param=param,
+                        message=f"jitted `{name}` gets `{param}` as a {sig.kind} whose length changes in a loop",
+                        detail=(f"`{name}` is called in {describe_loop(site.loops[-1])} with `{param}` = "
+                                f"`{sig.origin}`, whose length follows `{atom.text}`{why}, a value that "
+                                f"changes between iterations. The length of a {sig.kind} is part of its "
+                                f"pytree structure, so each new length traces and compiles `{name}` again. "
+                                f"Fix: stack the items into an array of fixed size (with a mask or a "
+                                f"count), or pass a fixed number of items"))
+                    continue
                 if isinstance(sig, Tree) and sig.grows is not None and id(sig.grows[0]) in loop_ids:
                     name = site.entry.name
                     yield Finding(
