@@ -370,6 +370,7 @@ class Probe:
     boolean_result: bool = False
     float_result: object = None                       # (shape, weak): see float_result()
     array_result: bool = False                        # the traced call returned one array
+    strong_result: str = ""                           # see strong_result()
     skipped: str = ""                                 # why the function was not probed
 
 
@@ -551,6 +552,36 @@ def float_result(fn, sig, method=False):
     if len(shapes) != 1 or "" in shapes or len(weak) != 1:
         return None
     return shapes.pop(), weak.pop()
+
+
+def strong_result(fn, sig, method=False) -> str:
+    """Does a one-array function return a strongly typed array whatever its argument: float or
+    int, strong or weak, a Python number (`jnp.mean(x)`, `x.sum()`)? Then what it returns is
+    strong even where the argument's type is unknown: "float" when it is also always a float
+    (`jnp.mean`), "any" when its dtype follows the argument (`jnp.sum`), "" otherwise."""
+    required = [p for p in sig.parameters.values()
+                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if len(required) != 1 or required[0].kind is inspect.Parameter.KEYWORD_ONLY:
+        return ""
+    if not method and required[0].name not in ARRAY_NAMES:
+        return ""
+    samples = [jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3) / 8), jnp.full((2, 3), 0.5),
+               jnp.asarray(np.arange(6, dtype=np.int32).reshape(2, 3)), jnp.full((2, 3), 2),
+               jnp.asarray(np.arange(6).reshape(2, 3) % 2 == 0)]
+    if not method:
+        samples += [0.5, 2]
+    floating = True
+    for value in samples:
+        try:
+            out = fn(value)
+        except Timeout:
+            raise
+        except Exception:
+            return ""
+        if not isinstance(out, jax.Array) or out.weak_type:
+            return ""
+        floating = floating and jnp.issubdtype(out.dtype, jnp.floating)
+    return "float" if floating else "any"
 
 
 def _float_result_or_none(fn, sig, method):
@@ -879,6 +910,9 @@ TABLES = (
     ("jax_api", "STATIC_RESULT", "Called with traced arrays, these return no array (Python values, dtypes,\n"
      "functions).", "names"),
     ("jax_api", "BOOLEAN_RESULT", "Called with non-boolean traced arrays, these return a boolean array.", "names"),
+    ("jax_api", "STRONG_RESULT", "name -> \"float\" / \"any\": called with one array of any dtype, weakly typed or\n"
+     "not, or a Python number, these return a strongly typed array (the reductions), always a\n"
+     "float (\"float\": `jnp.mean`) or of a dtype that follows the argument (\"any\": `jnp.sum`).", "map"),
     ("jax_api", "ARRAY_RESULT", "Called with traced arrays, these return one array (not a tuple, a list or a\n"
      "Python value).", "names"),
     ("jax_api", "FLOAT_RESULT", "name -> (shape, weak): called with one float32 array, these return a float32 array\n"
@@ -937,6 +971,8 @@ def facts(name, sig, result):
         out["BOOLEAN_RESULT"] = True
     if result.array_result:
         out["ARRAY_RESULT"] = True
+    if result.strong_result:
+        out["STRONG_RESULT"] = result.strong_result
     if result.float_result is not None:
         out["FLOAT_RESULT"] = result.float_result
     if result.inconclusive:
@@ -955,6 +991,7 @@ def function_facts(name, fn):
         result = run_limited(probe, name, fn, sig, jit_static_argnames(fn))
         if not result.skipped:
             result.float_result = run_limited(_float_result_or_none, fn, sig, False)
+            result.strong_result = run_limited(strong_result, fn, sig, False)
     except Timeout:
         result = Probe(skipped=f"timed out after {TIME_LIMIT:g} s")
     except Exception as exc:        # a probe that breaks must not stop the others
@@ -983,6 +1020,7 @@ def method_facts(method, fn):
         result = run_limited(probe, label, bound, full)
         if not result.skipped:
             result.float_result = run_limited(_float_result_or_none, bound, full, True)
+            result.strong_result = run_limited(strong_result, bound, full, True)
     except Timeout:
         result = Probe(skipped=f"timed out after {TIME_LIMIT:g} s")
     except Exception as exc:

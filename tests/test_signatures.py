@@ -77,8 +77,23 @@ def test_reader_knows_what_jax_sees(expr):
     assert len(shape) == len(sig.shape) and shape == aval.shape, (expr, sig.shape, aval.shape)
 
 
+# Strongly typed whatever their unknown operand: a reduction, arithmetic with a strong array.
+@pytest.mark.parametrize("expr", ["jnp.mean(x)", "jnp.ones(3).sum() * x", "jnp.mean(x) + 1.0", "x - jnp.float32(1.0)",
+                                  "0.9 * jnp.mean(x) + 0.1 * x"])
+def test_reader_knows_a_strong_result_of_unknown_dtype(expr):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    source = _module(expr).replace("def run():", "def run(x=None):")
+    sig, _ = _read(source)
+    assert isinstance(sig, Leaf) and sig.weak is False and sig.dtype is None, (expr, sig)
+    for x in (2, 2.0, jnp.full((2,), 3), jnp.ones(2, jnp.bfloat16)):     # what JAX says, whatever x is
+        value = eval(expr, {"jnp": jnp, "x": x})
+        assert not jax.jit(lambda a: a).trace(value).in_avals[0][0].weak_type, (expr, x)
+
+
 @pytest.mark.parametrize("expr", ["jnp.ones(3) * x", "jnp.arange(3) * 2.0", "jnp.asarray(x)", "x + 1",
                                   "jnp.mean(jnp.arange(3))", "jnp.exp(1.0)", "jnp.mean(jnp.ones(4), axis=0)",
+                                  "jnp.max(x) + 1.0", "jnp.sum(x) * 0.5",
                                   "jnp.zeros_like(jnp.array(1.0))", "helper(x)", "jitted(x)", "branchy(1)"])
 def test_reader_leaves_unknown_what_it_cannot_tell(expr):
     helpers = ("def helper(v):\n    return v\n\n@jax.jit\ndef jitted(v):\n    return v\n\n"

@@ -116,6 +116,9 @@ FLOAT_RESULT = _probed.FLOAT_RESULT
 # `jnp.where(c, x, y)` (name -> the number of positional arguments of that form), whose probe
 # calls the one-argument form (a tuple of index arrays).
 ARRAY_RESULT = frozenset(_probed.ARRAY_RESULT)
+# One-array functions whose result is strongly typed whatever the argument (the reductions):
+# name -> "float" (always a float: `jnp.mean`) or "any" (`jnp.sum`).
+STRONG_RESULT = _probed.STRONG_RESULT
 ARRAY_RESULT_WITH_ARGS = {"jnp.where": 3}
 # Keywords that can turn one array into a tuple (`jnp.linspace(..., retstep=True)`,
 # `jnp.average(..., returned=True)`, `jnp.unique(..., return_counts=True)`): a call passing

@@ -19,7 +19,8 @@ import math
 from dataclasses import replace
 from typing import Optional
 
-from jaxlint.analysis.api_tables import ARRAY_RESULT, ARRAY_RESULT_WITH_ARGS, FLOAT_RESULT, TUPLE_KEYWORDS
+from jaxlint.analysis.api_tables import (ARRAY_RESULT, ARRAY_RESULT_WITH_ARGS, FLOAT_RESULT, STRONG_RESULT,
+                                         TUPLE_KEYWORDS)
 from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.semantic import (LOOP_STATEMENTS, BindingKind, ReachKind, Scope, comprehension_target,
                                        enclosing_statement)
@@ -27,7 +28,7 @@ from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.signatures import (MORE, Atom, Leaf, Opaque, Tree, leaves, poly_add, poly_atom, poly_atoms,
                                          poly_const, poly_mul, poly_value)
 
-_MAX_DEPTH = 12
+_MAX_DEPTH = 16
 # Casts to the default dtypes are often defensive (`idx.astype(jnp.int32)` of what is int32
 # already): they say nothing about the value's own dtype.
 _DEFENSIVE_CASTS = {"float32", "int32", "bool"}
@@ -363,6 +364,8 @@ class SignatureReader:
     # -- calls ---------------------------------------------------------------------------------------
     def _call_sig(self, call, stmt):
         func = call.func
+        if isinstance(func, ast.Call):
+            return self._value_and_grad_sig(call, stmt)
         if isinstance(func, ast.Name):
             callee = self._module_def(func, stmt)
             if callee is not None:
@@ -439,13 +442,32 @@ class SignatureReader:
             return Leaf("float32", False, tuple(self.dim(a, stmt) for a in call.args), origin=origin)
         return self._float_result_sig(call, stmt, name)
 
+    def _value_and_grad_sig(self, call, stmt):
+        """`jax.value_and_grad(loss_fn)(w, x, y)`: (what `loss_fn` returns for these arguments, the
+        gradients, unknown). `has_aux=` or another argument changes what comes back: not read."""
+        inner = call.func
+        if self.imports.resolve(inner.func) != "jax.value_and_grad" or inner.keywords or len(inner.args) != 1 \
+                or not isinstance(inner.args[0], ast.Name):
+            return None
+        callee = self._module_def(inner.args[0], stmt)
+        if callee is None:
+            return None
+        value = self._returned_sig((self.analysis,) + callee, call, stmt)
+        if not isinstance(value, Leaf):
+            return None
+        return Tree("tuple", (_as_array(value), None), origin=_text(call))
+
     def _float_result_sig(self, call, stmt, name):
         """`jnp.mean(loss)`, `jnp.exp(x)`, `jax.nn.relu(h)`: a JAX function of one float32 array,
         typed by the probed table (FLOAT_RESULT)."""
         rule = FLOAT_RESULT.get(name)
-        if rule is None or len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred):
+        if len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
             return None
-        return _float_result(self.sig(call.args[0], stmt), rule, _text(call))
+        if rule is not None and not call.keywords:
+            found = _float_result(self.sig(call.args[0], stmt), rule, _text(call))
+            if found is not None:
+                return found
+        return _strong_result(name, rule, call, _text(call))
 
     # -- calls of the module's own functions ---------------------------------------------------------
     def _module_def(self, func, stmt) -> Optional[tuple]:
@@ -608,7 +630,13 @@ class SignatureReader:
             return None
         rule = FLOAT_RESULT.get("." + func.attr)
         if rule is not None and not call.args and not call.keywords:
-            return _float_result(base, rule, origin)
+            found = _float_result(base, rule, origin)
+            if found is not None:
+                return found
+        if not call.args:
+            found = _strong_result("." + func.attr, rule, call, origin)
+            if found is not None:
+                return found
         if func.attr == "astype" and call.args:
             dtype = self.dtype_arg(call.args[0], stmt)
             cast_from = base.dtype_of if base.dtype is None and dtype not in _DEFENSIVE_CASTS else None
@@ -909,6 +937,22 @@ class SignatureReader:
 
     def _binop_sig(self, node, stmt):
         left, right = self.sig(node.left, stmt), self.sig(node.right, stmt)
+        known = self._typed_binop(node, left, right)
+        if known is not None:
+            return known
+        if isinstance(node.op, _STRONG_KEEPING_OPS):
+            for one, other in ((left, right), (right, left)):
+                if _strong_float(one) and not isinstance(other, Tree) and not (
+                        isinstance(other, Leaf) and (other.python == "complex" or not other.python
+                                                     and other.dtype and other.weak is not None)):
+                    # arithmetic with a strongly typed float array: strong whatever the other operand
+                    # is (a weak type needs every operand weak; a Python or weak int or float does
+                    # not outrank a float); some float, its width and shape unknown
+                    return Leaf(None, False, None, origin=_text(node), floating=True)
+        return None
+
+    def _typed_binop(self, node, left, right):
+        """Arithmetic whose operands' types are known."""
         if isinstance(left, Leaf) and isinstance(right, Leaf):
             if left.python and right.python:
                 kind = _promote_python([left.python, right.python])
@@ -1501,3 +1545,24 @@ def _float_result(arg, rule, origin) -> Optional[Leaf]:
     if weak is None:
         return None
     return Leaf("float32", weak, arg.shape if shape_kind == "same" else (), origin=origin)
+
+
+def _strong_result(name, rule, call, origin) -> Optional[Leaf]:
+    """A reduction (STRONG_RESULT) returns a strongly typed array whatever its argument: its dtype
+    unknown (some float for "float" ones), a scalar when it reduces everything (FLOAT_RESULT says
+    so) and no keyword narrows it."""
+    kind = STRONG_RESULT.get(name)
+    if kind is None or any(kw.arg not in _REDUCTION_KEYWORDS for kw in call.keywords):
+        return None
+    scalar = rule is not None and rule[0] == "scalar" and not call.keywords
+    return Leaf(None, False, () if scalar else None, origin=origin, floating=kind == "float")
+
+
+def _strong_float(sig) -> bool:
+    """A strongly typed float array (its width maybe unknown)."""
+    return isinstance(sig, Leaf) and not sig.python and sig.weak is False and sig.grows is None \
+        and (sig.dtype in ("float32", "float16", "bfloat16", "float64") or sig.dtype is None and sig.floating)
+
+
+_REDUCTION_KEYWORDS = ("axis", "keepdims")
+_STRONG_KEEPING_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)   # a `dtype=` or `where=` may change more than the shape

@@ -108,6 +108,7 @@ class Leaf:
     certain: bool = field(default=True, compare=False)   # False: a slice of a value that may be a list
     dtype_of: Optional[str] = None       # dtype unknown but that of this value (an Opaque key)
     cast_from: Optional[str] = None      # `v.astype(T)`, T not a default dtype: the cast says v is not T
+    floating: bool = field(default=False, compare=False)   # dtype unknown, but some float (`jnp.mean(x)`)
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,9 @@ def describe(sig) -> str:
         if sig.python == "bool":
             return "a Python bool (a strong bool)"
         return f"a Python {sig.python} (weakly typed {sig.dtype})"
+    if sig.dtype is None and sig.weak is False:
+        return f"a strongly typed {'float ' if sig.floating else ''}array (`{sig.origin}`)" if sig.origin \
+            else "a strongly typed array"
     if sig.dtype is None:
         return f"`{sig.origin}` (in the dtype of its source)" if sig.origin else "an array"
     if sig.shape == ():
@@ -250,6 +254,9 @@ def dtype_difference(old, new, path=()) -> Optional[tuple]:
         if old.dtype and old.dtype == new.dtype and old.weak is not None and new.weak is not None \
                 and old.weak != new.weak:
             return path, old, new
+        if not (old.dtype and new.dtype) and (old.dtype or new.dtype) and old.weak is not None \
+                and new.weak is not None and old.weak != new.weak:
+            return path, old, new       # weak and strong never share a cache entry, whatever the dtype
         if old.dtype_of and new.dtype and new.cast_from == old.dtype_of:
             return path, old, new
         if new.dtype_of and old.dtype and old.cast_from == new.dtype_of:
