@@ -91,28 +91,20 @@ class PytreeDrift(Rule):
                 sig = reader.sig_at(arg.node, site.node)
                 atom = reader.varying_length(sig, site.loops)
                 if atom is not None:
-                    name = site.entry.name
                     why = f" ({atom.reason})" if atom.reason else ""
-                    yield Finding(
-                        code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
-                        param=param,
-                        message=f"jitted `{name}` gets `{param}` as a {sig.kind} whose length changes in a loop",
-                        detail=(f"`{name}` is called in {describe_loop(site.loops[-1])} with `{param}` = "
-                                f"`{sig.origin}`, whose length follows `{atom.text}`{why}, a value that "
-                                f"changes between iterations. The length of a {sig.kind} is part of its "
-                                f"pytree structure, so each new length traces and compiles `{name}` again. "
-                                f"Fix: stack the items into an array of fixed size (with a mask or a "
-                                f"count), or pass a fixed number of items"))
+                    how = (f"a {sig.kind} whose length changes in a loop",
+                           f"`{sig.origin}`, whose length follows `{atom.text}`{why}, a value that changes "
+                           f"between iterations", sig.kind)
+                elif isinstance(sig, Tree) and sig.grows is not None and id(sig.grows[0]) in loop_ids:
+                    how = ("a list that grows in a loop", f"a list whose length changes: {sig.grows[1]}", "list")
+                else:
                     continue
-                if isinstance(sig, Tree) and sig.grows is not None and id(sig.grows[0]) in loop_ids:
-                    name = site.entry.name
-                    yield Finding(
-                        code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
-                        param=param,
-                        message=f"jitted `{name}` gets `{param}` as a list that grows in a loop",
-                        detail=(f"`{name}` is called in {describe_loop(site.loops[-1])} with `{param}` "
-                                f"= a list whose length changes: {sig.grows[1]}. The length of a list "
-                                f"is part of its pytree structure, so every iteration traces and "
-                                f"compiles `{name}` again. Fix: stack the items into a preallocated "
-                                f"array of fixed size (with a mask or a count), or pass a fixed number "
-                                f"of items"))
+                name = site.entry.name
+                what, value, kind = how
+                yield Finding(
+                    code=self.code, line=site.node.lineno, col=site.node.col_offset, function=name,
+                    param=param, message=f"jitted `{name}` gets `{param}` as {what}",
+                    detail=(f"`{name}` is called in {describe_loop(site.loops[-1])} with `{param}` = {value}. "
+                            f"The length of a {kind} is part of its pytree structure, so each new length "
+                            f"traces and compiles `{name}` again. Fix: stack the items into an array of "
+                            f"fixed size (with a mask or a count), or pass a fixed number of items"))
