@@ -371,6 +371,7 @@ class Probe:
     float_result: object = None                       # (shape, weak): see float_result()
     array_result: bool = False                        # the traced call returned one array
     strong_result: str = ""                           # see strong_result()
+    strong_float_pair: bool = False                   # see strong_float_pair()
     skipped: str = ""                                 # why the function was not probed
 
 
@@ -582,6 +583,32 @@ def strong_result(fn, sig, method=False) -> str:
             return ""
         floating = floating and jnp.issubdtype(out.dtype, jnp.floating)
     return "float" if floating else "any"
+
+
+def strong_float_pair(fn, sig) -> bool:
+    """Does a function of two arrays return a strongly typed float whenever one of them is a
+    strong float32 array, whatever the other (a weak or strong int or float array, a Python
+    number)? `jnp.minimum(scale, MAX_SCALE)` with a strong MAX_SCALE is strong."""
+    required = [p for p in sig.parameters.values()
+                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    binary_ufunc = isinstance(fn, jnp.ufunc) and fn.nin == 2
+    if not binary_ufunc and (len(required) != 2 or any(
+            p.kind is inspect.Parameter.KEYWORD_ONLY or p.name not in ARRAY_NAMES for p in required)):
+        return False
+    strong = jnp.asarray(np.array([0.25, 0.5, 0.75], np.float32))
+    others = [jnp.full((3,), 0.5), jnp.full((3,), 2), jnp.asarray(np.array([1, 2, 3], np.int32)),
+              jnp.asarray(np.array([0.5, 1.0, 2.0], np.float32)), 0.5, 2]
+    for other in others:
+        for args in ((strong, other), (other, strong)):
+            try:
+                out = fn(*args)
+            except Timeout:
+                raise
+            except Exception:
+                return False
+            if not isinstance(out, jax.Array) or out.weak_type or not jnp.issubdtype(out.dtype, jnp.floating):
+                return False
+    return True
 
 
 def _float_result_or_none(fn, sig, method):
@@ -913,6 +940,8 @@ TABLES = (
     ("jax_api", "STRONG_RESULT", "name -> \"float\" / \"any\": called with one array of any dtype, weakly typed or\n"
      "not, or a Python number, these return a strongly typed array (the reductions), always a\n"
      "float (\"float\": `jnp.mean`) or of a dtype that follows the argument (\"any\": `jnp.sum`).", "map"),
+    ("jax_api", "STRONG_FLOAT_PAIR", "Functions of two arrays that return a strongly typed float whenever one is a\n"
+     "strong float32 array, whatever the other (`jnp.minimum`, `jnp.add`).", "names"),
     ("jax_api", "ARRAY_RESULT", "Called with traced arrays, these return one array (not a tuple, a list or a\n"
      "Python value).", "names"),
     ("jax_api", "FLOAT_RESULT", "name -> (shape, weak): called with one float32 array, these return a float32 array\n"
@@ -973,6 +1002,8 @@ def facts(name, sig, result):
         out["ARRAY_RESULT"] = True
     if result.strong_result:
         out["STRONG_RESULT"] = result.strong_result
+    if result.strong_float_pair:
+        out["STRONG_FLOAT_PAIR"] = True
     if result.float_result is not None:
         out["FLOAT_RESULT"] = result.float_result
     if result.inconclusive:
@@ -992,6 +1023,7 @@ def function_facts(name, fn):
         if not result.skipped:
             result.float_result = run_limited(_float_result_or_none, fn, sig, False)
             result.strong_result = run_limited(strong_result, fn, sig, False)
+            result.strong_float_pair = run_limited(strong_float_pair, fn, sig)
     except Timeout:
         result = Probe(skipped=f"timed out after {TIME_LIMIT:g} s")
     except Exception as exc:        # a probe that breaks must not stop the others

@@ -77,9 +77,20 @@ def test_reader_knows_what_jax_sees(expr):
     assert len(shape) == len(sig.shape) and shape == aval.shape, (expr, sig.shape, aval.shape)
 
 
+def test_an_explicit_dtype_makes_a_strong_array_of_unknown_data():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    sig, _ = _read(_module("jnp.asarray(x * 0.5, dtype=jnp.float32)").replace("def run():", "def run(x=None):"))
+    assert isinstance(sig, Leaf) and (sig.dtype, sig.weak) == ("float32", False), sig
+    for x in (2, 2.0, jnp.full((2,), 3)):
+        aval = jax.jit(lambda a: a).trace(jnp.asarray(x * 0.5, dtype=jnp.float32)).in_avals[0][0]
+        assert (str(aval.dtype), aval.weak_type) == ("float32", False), x
+
+
 # Strongly typed whatever their unknown operand: a reduction, arithmetic with a strong array.
 @pytest.mark.parametrize("expr", ["jnp.mean(x)", "jnp.ones(3).sum() * x", "jnp.mean(x) + 1.0", "x - jnp.float32(1.0)",
-                                  "0.9 * jnp.mean(x) + 0.1 * x"])
+                                  "0.9 * jnp.mean(x) + 0.1 * x", "jnp.minimum(x, jnp.float32(3.0))",
+                                  "jnp.where(x > 1, jnp.float32(1.0), x)"])
 def test_reader_knows_a_strong_result_of_unknown_dtype(expr):
     jax = pytest.importorskip("jax")
     import jax.numpy as jnp

@@ -119,6 +119,10 @@ ARRAY_RESULT = frozenset(_probed.ARRAY_RESULT)
 # One-array functions whose result is strongly typed whatever the argument (the reductions):
 # name -> "float" (always a float: `jnp.mean`) or "any" (`jnp.sum`).
 STRONG_RESULT = _probed.STRONG_RESULT
+# Functions that return a strong float when one of their array arguments is a strong float:
+# name -> the positions of those arguments; probed for the two-array functions, and by hand
+# `jnp.where(c, x, y)` (its probe calls the one-argument form; checked in test_signatures).
+STRONG_FLOAT_ARGS = {**{name: (0, 1) for name in _probed.STRONG_FLOAT_PAIR}, "jnp.where": (1, 2)}
 ARRAY_RESULT_WITH_ARGS = {"jnp.where": 3}
 # Keywords that can turn one array into a tuple (`jnp.linspace(..., retstep=True)`,
 # `jnp.average(..., returned=True)`, `jnp.unique(..., return_counts=True)`): a call passing

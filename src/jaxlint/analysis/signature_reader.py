@@ -19,8 +19,8 @@ import math
 from dataclasses import replace
 from typing import Optional
 
-from jaxlint.analysis.api_tables import (ARRAY_RESULT, ARRAY_RESULT_WITH_ARGS, FLOAT_RESULT, STRONG_RESULT,
-                                         TUPLE_KEYWORDS)
+from jaxlint.analysis.api_tables import (ARRAY_RESULT, ARRAY_RESULT_WITH_ARGS, FLOAT_RESULT, STRONG_FLOAT_ARGS,
+                                         STRONG_RESULT, TUPLE_KEYWORDS)
 from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.semantic import (LOOP_STATEMENTS, BindingKind, ReachKind, Scope, comprehension_target,
                                        enclosing_statement)
@@ -459,7 +459,15 @@ class SignatureReader:
 
     def _float_result_sig(self, call, stmt, name):
         """`jnp.mean(loss)`, `jnp.exp(x)`, `jax.nn.relu(h)`: a JAX function of one float32 array,
-        typed by the probed table (FLOAT_RESULT)."""
+        typed by the probed table (FLOAT_RESULT); `jnp.minimum(scale, MAX)` with a strong float
+        argument (STRONG_FLOAT_ARGS)."""
+        positions = STRONG_FLOAT_ARGS.get(name)
+        if positions is not None and not call.keywords and len(call.args) == max(positions) + 1 \
+                and not any(isinstance(a, ast.Starred) for a in call.args):
+            sigs = [self.sig(call.args[i], stmt) for i in positions]
+            if any(_strong_float(s) for s in sigs) and not any(
+                    isinstance(s, Tree) or isinstance(s, Leaf) and s.python == "complex" for s in sigs):
+                return Leaf(None, False, None, origin=_text(call), floating=True)
         rule = FLOAT_RESULT.get(name)
         if len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
             return None
@@ -675,6 +683,8 @@ class SignatureReader:
             weak = shape == () and kind != "bool" and not numpy and forced is None
             return Leaf(forced or _PYTHON_DTYPES[kind], weak, shape, origin=origin)
         inner = self.sig(data, stmt)
+        if forced and (inner is None or isinstance(inner, Opaque)) and not numpy:
+            return Leaf(forced, False, None, origin=origin)     # an explicit dtype: strong, whatever the data
         if isinstance(inner, Leaf):
             if inner.grows is not None:
                 return Leaf(forced, False if forced else None, None, origin=origin, grows=inner.grows)
