@@ -88,7 +88,7 @@ def test_sample_covers_every_kind_of_fact():
              "data-dependent": set(jax_api.DATA_DEPENDENT), "static": set(jax_api.STATIC_RESULT),
              "boolean": set(jax_api.BOOLEAN_RESULT),
              "float result": set(jax_api.FLOAT_RESULT), "array result": set(jax_api.ARRAY_RESULT),
-             "strong result": set(jax_api.STRONG_RESULT),
+             "strong result": set(jax_api.STRONG_RESULT), "strong float pair": set(jax_api.STRONG_FLOAT_PAIR),
              "numpy fails": set(jax_api.NUMPY_FAILS),
              "numpy works": set(jax_api_details.NUMPY_WORKS), "accepts tracer": set(jax_api_details.ACCEPTS_TRACER)}
     for kind, names in facts.items():
