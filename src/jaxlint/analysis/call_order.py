@@ -16,6 +16,7 @@ a literal list of values of different kinds.
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass
 from typing import Optional
 
@@ -128,6 +129,25 @@ def _loop_variants(analysis, reader, site, param, node):
                 return
     elif reach.kind is ReachKind.LOOPVAR and isinstance(reach.loop.target, ast.Name):
         yield from _literal_variants(reader, site, param, node, reach.loop.iter, reach.binding.stmt, reach.loop)
+        yield from _yielded_variants(reader, site, param, node, reach.loop.iter, reach.binding.stmt, reach.loop)
+
+
+def _yielded_variants(reader, site, param, node, iterable, stmt, loop):
+    """A loop over a generator of the project whose yields differ in structure: `yield {"x": xb,
+    "mask": None}` for full batches, `yield {"x": padded, "mask": mask}` for the last one."""
+    if not isinstance(iterable, ast.Call):
+        return
+    yields = reader.yielded_sigs(iterable, stmt)
+    if not yields or len(yields) > 16:
+        return
+    for (first_expr, first), (later_expr, later) in itertools.combinations(yields, 2):
+        found = structure_difference(first, later) if first is not None and later is not None else None
+        if found:
+            yield Change(STRUCTURE, site, param, found[0], found[1], found[2],
+                         f"as `{_text(first_expr)}` yields it (line {first_expr.lineno})",
+                         f"`{_text(later_expr)}` (line {later_expr.lineno}), another value of `{node.id}` "
+                         f"the generator yields in {describe_loop(loop)}")
+            return
 
 
 def _rebound_sig(analysis, reader, later, name, first):

@@ -506,11 +506,33 @@ class SignatureReader:
         found = self.analysis.model.module.by_name.get(root.id, [])
         return bool(found) and all(b.kind is BindingKind.IMPORT for b in found)
 
-    def _returned_sig(self, callee, call, stmt):
-        """What a call of one of the module's functions returns, read in the function with its
-        parameters bound to the arguments' signatures. A jitted function returns arrays: a
-        Python scalar comes back as a weakly typed array, arithmetic as an array."""
-        analysis, node, jitted = callee
+    def yielded_sigs(self, call, stmt) -> Optional[list]:
+        """[(yield expression, its signature)] of a generator function of the project that
+        `call` calls (`make_batches(x, y, 32)`), read with its parameters bound to the arguments;
+        None when it is not one."""
+        func = call.func
+        callee = None
+        if isinstance(func, ast.Name):
+            found = self._module_def(func, stmt)
+            callee = (self.analysis,) + found if found is not None else None
+        if callee is None and isinstance(func, (ast.Name, ast.Attribute)) and self._imported_here(func, stmt):
+            callee = self.analysis.imported_def(func)
+        if callee is None or not isinstance(callee[1], ast.FunctionDef):
+            return None
+        analysis, node, _ = callee
+        reader = self._bound_reader(analysis, node, call, stmt)
+        if reader is None:
+            return None
+        found = []
+        for sub in _own_statements(node):
+            if isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Yield) and sub.value.value is not None:
+                found.append((sub.value.value, reader.sig(sub.value.value, sub)))
+        self.atoms.update(reader.atoms)
+        return sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset)) or None
+
+    def _bound_reader(self, analysis, node, call, stmt):
+        """A reader of the function `node` with its parameters bound to what `call` passes (and
+        the literal defaults it leaves out), or None when the call cannot be mapped."""
         if self._depth + 4 > _MAX_DEPTH or isinstance(node, ast.AsyncFunctionDef) \
                 or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
@@ -529,14 +551,27 @@ class SignatureReader:
         for name, default in pairs:
             if name not in bound and _literal(default):
                 bound[name] = self.sig(default, stmt)
+        reader = SignatureReader(analysis, node, bound)
+        reader._depth = self._depth + 2
+        return reader
+
+    def _returned_sig(self, callee, call, stmt):
+        """What a call of one of the module's functions returns, read in the function with its
+        parameters bound to the arguments' signatures. A jitted function returns arrays: a
+        Python scalar comes back as a weakly typed array, arithmetic as an array."""
+        analysis, node, jitted = callee
+        if self._depth + 4 > _MAX_DEPTH or isinstance(node, ast.AsyncFunctionDef) \
+                or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
         if isinstance(node, ast.Lambda):
             returns, falls_through = [ast.Return(value=node.body)], False
         else:
             returns, falls_through = _returns_of(node)
         if not returns or falls_through:
             return None
-        reader = SignatureReader(analysis, node, bound)
-        reader._depth = self._depth + 2
+        reader = self._bound_reader(analysis, node, call, stmt)
+        if reader is None:
+            return None
         sigs = []
         for ret in returns:
             if ret.value is None:
@@ -632,6 +667,9 @@ class SignatureReader:
                 return None
             cast_from = base.key if dtype not in _DEFENSIVE_CASTS else None
             return Leaf(dtype, False, None, origin=origin, cast_from=cast_from)
+        if func.attr == "astype" and len(call.args) == 1 and base is None:
+            dtype = self.dtype_arg(call.args[0], stmt)     # `np.concatenate(...).astype(np.float32)`:
+            return Leaf(dtype, False, None, origin=origin) if dtype else None   # an array of that dtype
         if func.attr == "reshape" and isinstance(base, Opaque):
             base = Leaf(None, None, None, dtype_of=base.key)
         if not isinstance(base, Leaf) or base.python:
@@ -1576,3 +1614,19 @@ def _strong_float(sig) -> bool:
 
 _REDUCTION_KEYWORDS = ("axis", "keepdims")
 _STRONG_KEEPING_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)   # a `dtype=` or `where=` may change more than the shape
+
+
+def _own_statements(func):
+    """The statements of a function, at any depth, not those of functions or classes in it."""
+    todo = list(func.body)
+    while todo:
+        stmt = todo.pop()
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            todo.extend(getattr(stmt, name, ()) or ())
+        for handler in getattr(stmt, "handlers", ()) or ():
+            todo.extend(handler.body)
+        for case in getattr(stmt, "cases", ()) or ():
+            todo.extend(case.body)

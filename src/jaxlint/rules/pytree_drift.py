@@ -20,7 +20,8 @@ class PytreeDrift(Rule):
         plain tuple was passed, a tuple or list of another length. Also a call in a loop whose
         argument is a list that grows every iteration (`buf.append(x)`), a list or tuple whose
         length follows a value that changes between iterations (`[f(i) for i in range(k)]` with
-        `k` updated in the loop), or a name bound to one
+        `k` updated in the loop), an element of a generator of the project whose yields differ in
+        structure (`"mask": None` for full batches, a mask array for the last), or a name bound to one
         structure before the loop and rebound to another inside it (`state = None` first,
         `state = (h, c)` later). Dict key order does not matter and is not flagged.
     """
