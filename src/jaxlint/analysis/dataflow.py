@@ -479,9 +479,11 @@ class FunctionRun:
                     and root.id in self.flow.index.module_names:
                 self.check_leak(target, target.value, value, "assignment")   # `CACHE[k] = v` at module level
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                    and target.value.id == "self" and self.flow.read_on_objects_only(target.attr):
-                self.check_leak(target, target.value, value, "assignment",   # `self.cache = out`, read as `box.cache`
-                                name=f"self.{target.attr}")
+                    and target.value.id == "self" and (self.flow.read_on_objects_only(target.attr) or (
+                        self.self_value is not None and self.self_value.state == STATIC)):
+                # `self.cache = out` read as `box.cache`, or any attribute of a static `self`
+                # (`static_argnums=0`): the object outlives the trace
+                self.check_leak(target, target.value, value, "assignment", name=f"self.{target.attr}")
             self.store_field(target, value)
 
     def store_field(self, target, value: V):
@@ -1718,6 +1720,7 @@ class FunctionRun:
                     source = vals.first_traced(args + list(kwargs.values()))
                     if source is not None:
                         return vals.traced(leaf=MAYBE, path=source.path + (f"{wrapper}()",), params=source.params)
+                    return vals.traced(leaf=MAYBE, path=(f"{wrapper}()",), text=f"{wrapper}()")   # staged
                 return UNKNOWN_V
             if wrapper in ("jax.jit", "eqx.filter_jit", "nnx.jit", "jax.pmap"):
                 return self.call_value(n, inner, args, kwargs)
@@ -1731,8 +1734,8 @@ class FunctionRun:
                     return UNKNOWN_V      # the gradient of concrete values is concrete
                 self.call_value(n, inner, args, kwargs)
                 source = vals.first_traced(args + list(kwargs.values()))
-                if source is None:
-                    return UNKNOWN_V
+                if source is None:      # under a trace the derivative is staged, even of constants
+                    return vals.traced(leaf=MAYBE, path=(f"{wrapper}()",), text=f"{wrapper}()")
                 return vals.traced(leaf=MAYBE, path=source.path + (f"{wrapper}()",), params=source.params)
             if wrapper == "jax.vmap":
                 unbatched = _vmap_unbatched(keywords, positional_options, len(args), self.flow.index.constants)
