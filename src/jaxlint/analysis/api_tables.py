@@ -77,6 +77,8 @@ STAGING_WRAPPERS = {"jax.checkpoint", "jax.shard_map", "jax.make_jaxpr"}
 # Autodiff alone (no jit): the differentiated arguments become tracers whose primal value is
 # concrete. name -> position of `argnums`. (equinox's filter_grad differentiates only the float
 # arrays of its argument: what else it holds stays a Python value, so it is not listed.)
+# `T(f)(*args)` returns `(f(*args), gradients)`: what f returns is the first element.
+VALUE_AND_GRAD_WRAPPERS = {"jax.value_and_grad", "eqx.filter_value_and_grad"}
 DIFF_WRAPPERS = {"jax.grad": 1, "jax.value_and_grad": 1, "jax.jacfwd": 1, "jax.jacrev": 1, "jax.hessian": 1}
 # `T(f, *args)`: f is traced at once with the arguments after it. name -> (mode, how the
 # arguments are passed): "staged" traces like jit, "diff" like grad; "args" passes args[1:],

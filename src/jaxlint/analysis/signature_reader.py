@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Optional
 
 from jaxlint.analysis.api_tables import (ARRAY_RESULT, ARRAY_RESULT_WITH_ARGS, FLOAT_RESULT, STRONG_FLOAT_ARGS,
-                                         STRONG_RESULT, TUPLE_KEYWORDS)
+                                         STRONG_RESULT, TUPLE_KEYWORDS, VALUE_AND_GRAD_WRAPPERS)
 from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.semantic import (LOOP_STATEMENTS, BindingKind, ReachKind, Scope, comprehension_target,
                                        enclosing_statement)
@@ -446,7 +446,7 @@ class SignatureReader:
         """`jax.value_and_grad(loss_fn)(w, x, y)`: (what `loss_fn` returns for these arguments, the
         gradients, unknown). `has_aux=` or another argument changes what comes back: not read."""
         inner = call.func
-        if self.imports.resolve(inner.func) != "jax.value_and_grad" or inner.keywords or len(inner.args) != 1 \
+        if self.imports.resolve(inner.func) not in VALUE_AND_GRAD_WRAPPERS or inner.keywords or len(inner.args) != 1 \
                 or not isinstance(inner.args[0], ast.Name):
             return None
         callee = self._module_def(inner.args[0], stmt)
