@@ -61,14 +61,18 @@ _LITERALS = (bool, int, float, str, type(None))
 
 def taint_of(value, node=None) -> Optional[tuple]:
     """What crosses the boundary: for a traced value (leaf kind, path, parameters, boolish); for
-    a literal written at the call (`node`, the argument's expression) ("static", value); else
-    None (unknown: a value the caller's own file decided may differ for callers elsewhere)."""
+    a literal written at the call (`node`, the argument's expression), or a name or attribute
+    whose value the caller's flow knows as one literal (a constant of its module or of a config
+    module), ("static", value); else None."""
     if value is None or value.diff:
         return None
     if value.traced:
         return (value.leaf, tuple(value.path), tuple(sorted(value.params)), bool(value.boolish))
     if isinstance(node, ast.Constant) and type(node.value) in _LITERALS:
         return ("static", node.value)
+    if isinstance(node, (ast.Name, ast.Attribute)) and value.state == vals.STATIC \
+            and type(value.const) in _LITERALS and value.const is not vals.NO_CONST:
+        return ("static", value.const)    # a constant (`config.STEPS`, `N`): the same for every caller
     if value.state == vals.STATIC and value.text.startswith("static:") and value.const is vals.NO_CONST:
         return ("static-param", value.text[7:])    # a static parameter of the jitted entry, as it is
     return None

@@ -1,0 +1,4 @@
+from smooth.train import main
+
+print(main())
+# expected compiles: step=1
