@@ -649,11 +649,15 @@ class SignatureReader:
             return Tree(func, None, origin=_text(call))
         cls = self.analysis.index.classes.get(func)
         rebound = any(not isinstance(b.stmt, ast.ClassDef) for b in self.bindings.by_name.get(func, ()))
-        if cls is not None and not rebound and _is_namedtuple(cls) and not call.keywords \
+        if cls is not None and not rebound and _is_namedtuple(cls) and all(kw.arg for kw in call.keywords) \
                 and not any(isinstance(a, ast.Starred) for a in call.args):
             fields = _namedtuple_fields(cls)
-            if fields is not None and len(call.args) == len(fields):
-                return Tree(f"NamedTuple {cls.name}", tuple(self.sig(a, stmt) for a in call.args),
+            given = dict(zip(fields or (), call.args))
+            given.update((kw.arg, kw.value) for kw in call.keywords)
+            if fields is not None and len(call.args) <= len(fields) and set(given) == set(fields) \
+                    and len(given) == len(call.args) + len(call.keywords):
+                # every field given, by position or by name (`State(step=0, lr=1.0)`)
+                return Tree(f"NamedTuple {cls.name}", tuple(self.sig(given[f], stmt) for f in fields),
                             origin=_text(call))
         return None
 
