@@ -232,7 +232,9 @@ def _shaped_like(analysis, expr, same) -> bool:
     if isinstance(expr, ast.Call):
         func = expr.func
         qual = analysis.imports.resolve(func) or ""
-        if qual in _ELEMENTWISE:
+        if qual in _ELEMENTWISE or api.FLOAT_RESULT.get(qual, ("",))[0] == "same":
+            # a tree map, or a JAX function whose result has its argument's shape and dtype
+            # (probed, FLOAT_RESULT: `jnp.tanh(w)`, `jax.nn.relu(h)`)
             return any(_shaped_like(analysis, a, same) for a in expr.args)
         if isinstance(func, ast.Attribute) and func.attr in _UPDATES:
             return _shaped_like(analysis, func.value, same)
