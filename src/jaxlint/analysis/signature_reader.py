@@ -658,7 +658,7 @@ class SignatureReader:
                     and len(given) == len(call.args) + len(call.keywords):
                 # every field given, by position or by name (`State(step=0, lr=1.0)`)
                 return Tree(f"NamedTuple {cls.name}", tuple(self.sig(given[f], stmt) for f in fields),
-                            origin=_text(call))
+                            keys=tuple(fields), origin=_text(call))
         return None
 
     def _method_sig(self, call, stmt):

@@ -203,13 +203,26 @@ def leaves(sig, path=()):
     if isinstance(sig, Leaf):
         yield path, sig
     elif isinstance(sig, Tree) and sig.children is not None:
-        names = sig.keys if sig.kind == "dict" else range(len(sig.children))
+        names = _child_names(sig)
         for key, child in zip(names, sig.children):
             yield from leaves(child, path + (key,))
 
 
+class Field(str):
+    """A NamedTuple field in a path: shown as `.name`, as JAX shows it."""
+
+
 def path_text(param: str, path: tuple) -> str:
-    return param + "".join(f"[{k!r}]" for k in path)
+    return param + "".join(f".{k}" if isinstance(k, Field) else f"[{k!r}]" for k in path)
+
+
+def _child_names(tree) -> tuple:
+    """What each child of a container is called in a path: dict keys, NamedTuple fields, indices."""
+    if tree.kind == "dict":
+        return tree.keys
+    if tree.kind.startswith("NamedTuple ") and tree.keys is not None and len(tree.keys) == len(tree.children):
+        return tuple(Field(k) for k in tree.keys)
+    return tuple(range(len(tree.children)))
 
 
 def structure_difference(old, new, path=()) -> Optional[tuple]:
@@ -230,7 +243,7 @@ def structure_difference(old, new, path=()) -> Optional[tuple]:
     if old.children is not None and new.children is not None:
         if len(old.children) != len(new.children):
             return path, old, new
-        names = old.keys if old.kind == "dict" else range(len(old.children))
+        names = _child_names(old)
         for key, a, b in zip(names, old.children, new.children):
             found = structure_difference(a, b, path + (key,))
             if found:
@@ -264,7 +277,7 @@ def dtype_difference(old, new, path=()) -> Optional[tuple]:
         return None
     if isinstance(old, Tree) and isinstance(new, Tree) and old.kind == new.kind and old.keys == new.keys \
             and old.children is not None and new.children is not None and len(old.children) == len(new.children):
-        names = old.keys if old.kind == "dict" else range(len(old.children))
+        names = _child_names(old)
         for key, a, b in zip(names, old.children, new.children):
             found = dtype_difference(a, b, path + (key,))
             if found:
