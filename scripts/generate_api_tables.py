@@ -501,6 +501,21 @@ def probe(name, fn, sig, static_argnames=()):
     return result
 
 
+def _required_parameters(sig) -> list:
+    """The parameters every call must pass (no default, not *args/**kwargs)."""
+    return [p for p in sig.parameters.values()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def _one_array_parameter(sig, method) -> bool:
+    """Does a call pass exactly one required argument, an array (a method's receiver, or a
+    parameter named like an array)? The type probes below call such functions with one array."""
+    required = _required_parameters(sig)
+    if len(required) != 1 or required[0].kind is inspect.Parameter.KEYWORD_ONLY:
+        return False
+    return method or required[0].name in ARRAY_NAMES
+
+
 def follows_structure(name, fn, sig, values) -> bool:
     """Does the result take the pytree structure of an argument: given a pair of arrays where
     it was given an array, does it return something other than one array (`lax.fori_loop`'s
@@ -510,11 +525,11 @@ def follows_structure(name, fn, sig, values) -> bool:
         return True
     if name.startswith(("jnp.", ".")):
         return False        # NumPy semantics (a sequence is an array); a pair can crash XLA (jnp.int2)
-    for name, value in values.items():
+    for param, value in values.items():
         if not isinstance(value, jax.Array):
             continue
         try:
-            out = call(fn, sig, {**values, name: (value, value)})
+            out = call(fn, sig, {**values, param: (value, value)})
         except Timeout:
             raise
         except Exception:
@@ -530,11 +545,7 @@ def float_result(fn, sig, method=False):
     (strong in, strong out; weak in, weak out) or "strong" (a strong result either way, as the
     reductions give); None otherwise (another dtype, a tuple, a shape of its own, a second
     required argument). The signature reader reads `jnp.mean(loss)` and `x.sum()` with it."""
-    required = [p for p in sig.parameters.values()
-                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    if len(required) != 1 or required[0].kind is inspect.Parameter.KEYWORD_ONLY:
-        return None
-    if not method and required[0].name not in ARRAY_NAMES:
+    if not _one_array_parameter(sig, method):
         return None
     shapes, weak = set(), set()
     for shape in ((2, 3), (4,)):
@@ -560,11 +571,7 @@ def strong_result(fn, sig, method=False) -> str:
     int, strong or weak, a Python number (`jnp.mean(x)`, `x.sum()`)? Then what it returns is
     strong even where the argument's type is unknown: "float" when it is also always a float
     (`jnp.mean`), "any" when its dtype follows the argument (`jnp.sum`), "" otherwise."""
-    required = [p for p in sig.parameters.values()
-                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    if len(required) != 1 or required[0].kind is inspect.Parameter.KEYWORD_ONLY:
-        return ""
-    if not method and required[0].name not in ARRAY_NAMES:
+    if not _one_array_parameter(sig, method):
         return ""
     samples = [jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3) / 8), jnp.full((2, 3), 0.5),
                jnp.asarray(np.arange(6, dtype=np.int32).reshape(2, 3)), jnp.full((2, 3), 2),
@@ -589,8 +596,7 @@ def strong_float_pair(fn, sig) -> bool:
     """Does a function of two arrays return a strongly typed float whenever one of them is a
     strong float32 array, whatever the other (a weak or strong int or float array, a Python
     number)? `jnp.minimum(scale, MAX_SCALE)` with a strong MAX_SCALE is strong."""
-    required = [p for p in sig.parameters.values()
-                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    required = _required_parameters(sig)
     binary_ufunc = isinstance(fn, jnp.ufunc) and fn.nin == 2
     if not binary_ufunc and (len(required) != 2 or any(
             p.kind is inspect.Parameter.KEYWORD_ONLY or p.name not in ARRAY_NAMES for p in required)):
