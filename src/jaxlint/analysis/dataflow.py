@@ -2127,12 +2127,12 @@ _PURE_BUILTINS = {"len", "print", "isinstance", "issubclass", "str", "repr", "fo
                   "hasattr", "getattr", "callable", "sorted", "list", "tuple", "dict", "set", "iter",
                   "enumerate", "zip", "range", "min", "max", "sum", "abs", "any", "all", "bool", "int",
                   "float", "hash"}
-# Methods that store their argument into the receiver (a list, dict, set or deque).
-# (`update`/`add` are left out: `tx.update(grads, state)` and `x.at[i].add(v)` store nothing)
 # Namespaces (canonical roots) whose attributes are API, not program state: a mutator called on
 # one (`jnp....`, `np....`) stores nothing the program keeps. Any other module's attribute
 # (`metrics.history`) is state that outlives a trace.
 _API_MODULES = {"jax", "jnp", "lax", "np", "numpy", "jaxlib", "scipy"}
+# Methods that store their argument into the receiver (a list, dict, set or deque).
+# (`update`/`add` are left out: `tx.update(grads, state)` and `x.at[i].add(v)` store nothing)
 _STORING_METHODS = {"append", "extend", "appendleft"}   # `buffer.insert(state, x)` is often functional
 _MUTATING_METHODS = {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__"}
 _DIFFERENTIABLE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)

@@ -366,14 +366,9 @@ class SignatureReader:
         func = call.func
         if isinstance(func, ast.Call):
             return self._value_and_grad_sig(call, stmt)
-        if isinstance(func, ast.Name):
-            callee = self._module_def(func, stmt)
-            if callee is not None:
-                return self._returned_sig((self.analysis,) + callee, call, stmt)
-        if isinstance(func, (ast.Name, ast.Attribute)) and self._imported_here(func, stmt):
-            callee = self.analysis.imported_def(func)
-            if callee is not None:
-                return self._returned_sig(callee, call, stmt)
+        callee = self._project_def(func, stmt)
+        if callee is not None:
+            return self._returned_sig(callee, call, stmt)
         if isinstance(func, ast.Attribute) and not self.imports.resolve(func):
             return self._method_sig(call, stmt)
         name = self.imports.resolve(func) or ""
@@ -449,10 +444,10 @@ class SignatureReader:
         if self.imports.resolve(inner.func) not in VALUE_AND_GRAD_WRAPPERS or inner.keywords or len(inner.args) != 1 \
                 or not isinstance(inner.args[0], ast.Name):
             return None
-        callee = self._module_def(inner.args[0], stmt)
+        callee = self._project_def(inner.args[0], stmt)
         if callee is None:
             return None
-        value = self._returned_sig((self.analysis,) + callee, call, stmt)
+        value = self._returned_sig(callee, call, stmt)
         if not isinstance(value, Leaf):
             return None
         return Tree("tuple", (_as_array(value), None), origin=_text(call))
@@ -478,6 +473,17 @@ class SignatureReader:
         return _strong_result(name, rule, call, _text(call))
 
     # -- calls of the module's own functions ---------------------------------------------------------
+    def _project_def(self, func, stmt) -> Optional[tuple]:
+        """(analysis of its module, def node, jitted) of the function of the project that `func`
+        names: one of this module's, or one imported from another module; else None."""
+        if isinstance(func, ast.Name):
+            found = self._module_def(func, stmt)
+            if found is not None:
+                return (self.analysis,) + found
+        if isinstance(func, (ast.Name, ast.Attribute)) and self._imported_here(func, stmt):
+            return self.analysis.imported_def(func)
+        return None
+
     def _module_def(self, func, stmt) -> Optional[tuple]:
         """(def node, jitted) of the module-level function a call names, or None: a name this
         scope does not bind (or, in module-level code, the module's own top-level binding), bound
@@ -510,13 +516,7 @@ class SignatureReader:
         """[(yield expression, its signature)] of a generator function of the project that
         `call` calls (`make_batches(x, y, 32)`), read with its parameters bound to the arguments;
         None when it is not one."""
-        func = call.func
-        callee = None
-        if isinstance(func, ast.Name):
-            found = self._module_def(func, stmt)
-            callee = (self.analysis,) + found if found is not None else None
-        if callee is None and isinstance(func, (ast.Name, ast.Attribute)) and self._imported_here(func, stmt):
-            callee = self.analysis.imported_def(func)
+        callee = self._project_def(call.func, stmt)
         if callee is None or not isinstance(callee[1], ast.FunctionDef):
             return None
         analysis, node, _ = callee
@@ -560,9 +560,6 @@ class SignatureReader:
         parameters bound to the arguments' signatures. A jitted function returns arrays: a
         Python scalar comes back as a weakly typed array, arithmetic as an array."""
         analysis, node, jitted = callee
-        if self._depth + 4 > _MAX_DEPTH or isinstance(node, ast.AsyncFunctionDef) \
-                or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            return None
         if isinstance(node, ast.Lambda):
             returns, falls_through = [ast.Return(value=node.body)], False
         else:
