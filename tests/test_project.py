@@ -318,3 +318,10 @@ def test_a_constant_of_another_module_keeps_its_line_there():
     data = b'"""Settings."""\nimport os\n\nLAYERS = [\n    64, 64]\n'
     value = _statement_value(data, data.index(b"LAYERS"), "LAYERS")
     assert value is not None and value.lineno == 4 and value.end_lineno == 5
+
+
+def test_a_finding_names_the_other_module_a_yield_is_in():
+    folder = PROJECTS / "mask_none_loader"
+    [finding] = _json_findings(folder)
+    assert finding["code"] == "JAX307" and "data.py:8" in finding["detail"] and "data.py:12" in finding["detail"], \
+        finding["detail"]

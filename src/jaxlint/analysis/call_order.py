@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -137,15 +138,17 @@ def _yielded_variants(reader, site, param, node, iterable, stmt, loop):
     "mask": None}` for full batches, `yield {"x": padded, "mask": mask}` for the last one."""
     if not isinstance(iterable, ast.Call):
         return
-    yields = reader.yielded_sigs(iterable, stmt)
-    if not yields or len(yields) > 16:
+    found = reader.yielded_sigs(iterable, stmt)
+    if found is None or len(found[0]) > 16:
         return
+    yields, path = found
+    home = "line " if path == reader.analysis.path else f"{os.path.basename(path)}:"    # `line 12`, `data.py:12`
     for (first_expr, first), (later_expr, later) in itertools.combinations(yields, 2):
         found = structure_difference(first, later) if first is not None and later is not None else None
         if found:
             yield Change(STRUCTURE, site, param, found[0], found[1], found[2],
-                         f"as `{_text(first_expr)}` yields it (line {first_expr.lineno})",
-                         f"`{_text(later_expr)}` (line {later_expr.lineno}), another value of `{node.id}` "
+                         f"as `{_text(first_expr)}` yields it ({home}{first_expr.lineno})",
+                         f"`{_text(later_expr)}` ({home}{later_expr.lineno}), another value of `{node.id}` "
                          f"the generator yields in {describe_loop(loop)}")
             return
 

@@ -512,10 +512,10 @@ class SignatureReader:
         found = self.analysis.model.module.by_name.get(root.id, [])
         return bool(found) and all(b.kind is BindingKind.IMPORT for b in found)
 
-    def yielded_sigs(self, call, stmt) -> Optional[list]:
-        """[(yield expression, its signature)] of a generator function of the project that
-        `call` calls (`make_batches(x, y, 32)`), read with its parameters bound to the arguments;
-        None when it is not one."""
+    def yielded_sigs(self, call, stmt) -> Optional[tuple]:
+        """([(yield expression, its signature)], the generator's file) of a generator function of
+        the project that `call` calls (`make_batches(x, y, 32)`), read with its parameters bound
+        to the arguments; None when it is not one."""
         callee = self._project_def(call.func, stmt)
         if callee is None or not isinstance(callee[1], ast.FunctionDef):
             return None
@@ -528,7 +528,9 @@ class SignatureReader:
             if isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Yield) and sub.value.value is not None:
                 found.append((sub.value.value, reader.sig(sub.value.value, sub)))
         self.atoms.update(reader.atoms)
-        return sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset)) or None
+        if not found:
+            return None
+        return sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset)), analysis.path
 
     def _bound_reader(self, analysis, node, call, stmt):
         """A reader of the function `node` with its parameters bound to what `call` passes (and
