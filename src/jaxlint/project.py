@@ -346,9 +346,11 @@ def top_level_imports(data: bytes) -> list:
     a docstring that begins with "from ") is skipped."""
     chunks = []
     strings = _triple_quoted_spans(data) if b'"""' in data or b"'''" in data else []
+    opens = [a for a, _ in strings]
     for match in _IMPORT_LINE.finditer(data):
         start = end = match.start()
-        if any(a < start < b for a, b in strings):
+        at = bisect.bisect_left(opens, start) - 1     # the last string opened before the line
+        if at >= 0 and start < strings[at][1]:
             continue          # an example in a docstring
         depth = 0
         while True:

@@ -214,18 +214,19 @@ def may_jit(project, path: str, name: str, config=None) -> bool:
                                frozenset(), repr(sorted(wrappers.items())))
 
 
-# A name or dotted chain followed by `(`, taken whole: the lookahead captures the longest chain and
-# the backreference consumes it, so a failing chain is not retried shorter (an atomic group that
-# Python 3.10's re can write; possessive quantifiers need 3.11).
-_CALLED_CHAIN = re.compile(r"(?<![\w.])(?=([A-Za-z_][\w.]*))\1\s*\(")
+# A name or dotted chain followed by `(`, read backwards: in the reversed text each match starts at
+# a `(` (a literal the regex engine jumps to), then optional whitespace, then the chain reversed,
+# which must end (begin, read forwards) with a letter or `_` not preceded by a word character or
+# a dot. Scanning forwards from every identifier cost seven times as much.
+_CALLED_CHAIN_REVERSED = re.compile(r"\(\s*([\w.]*[A-Za-z_])(?![\w.])")
 
 
 def calls_in_text(text: str) -> tuple:
     """(names called, {name: attributes called on it}) of a module's text, from one scan: a
     cheap first look at `f(...)` and `mod.f(...)` (the calls themselves are found in the tree)."""
     names, attrs = set(), {}
-    for chain in _CALLED_CHAIN.findall(text):
-        head, _, rest = chain.partition(".")
+    for reversed_chain in reversed(_CALLED_CHAIN_REVERSED.findall(text[::-1])):
+        head, _, rest = reversed_chain[::-1].partition(".")
         if not rest:
             names.add(head)
         else:
@@ -381,9 +382,10 @@ def _read_constants(path: str) -> tuple:
     assigned: dict = {}
     for match in _TOP_ASSIGNED.finditer(data):
         assigned.setdefault(match.group(1), []).append(match.start())
+    elsewhere = _bound_elsewhere(data) if assigned else set()
     for raw, starts in assigned.items():
         name = raw.decode()
-        if len(starts) != 1 or _bound_elsewhere(data, raw):
+        if len(starts) != 1 or raw in elsewhere:
             continue
         value = _statement_value(data, starts[0], name)
         if value is not None:
@@ -391,11 +393,30 @@ def _read_constants(path: str) -> tuple:
     return found, digest
 
 
-def _bound_elsewhere(data: bytes, name: bytes) -> bool:
-    word = re.escape(name)
-    return re.search(rb"^[ \t]+" + word + rb"[ \t]*(?::[^=\n]*)?=(?!=)|^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+"
-                     + word + rb"\b|^[ \t]*(?:from|import)\b[^\n]*\b" + word + rb"\b|^[ \t]*global\b[^\n]*\b"
-                     + word + rb"\b|^[ \t]*for\b[^\n]*\b" + word + rb"\b[^\n]*\bin\b", data, re.M) is not None
+# Where else a module binds a name, one scan per kind for every name at once: an indented
+# assignment, a def or class, a name on an import or `global` line, a loop variable of a `for`.
+_INDENTED_ASSIGNED = re.compile(rb"^[ \t]+([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+_DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.M)
+_IMPORT_OR_GLOBAL_LINE = re.compile(rb"^[ \t]*(?:from|import|global)\b([^\n]*)", re.M)
+_FOR_LINE = re.compile(rb"^[ \t]*for\b([^\n]*)", re.M)
+_BYTES_WORD = re.compile(rb"\w+")
+_BYTES_IN = re.compile(rb"\bin\b")
+
+
+def _bound_elsewhere(data: bytes) -> set:
+    """The names the module's text binds other than at the start of a line: assigned on an
+    indented line, named by a def or class, on an import or `global` line, or before the last
+    `in` of a `for` line."""
+    names = set(_INDENTED_ASSIGNED.findall(data)) | set(_DEFINED.findall(data))
+    for rest in _IMPORT_OR_GLOBAL_LINE.findall(data):
+        names.update(_BYTES_WORD.findall(rest))
+    for rest in _FOR_LINE.findall(data):
+        last = None
+        for match in _BYTES_IN.finditer(rest):
+            last = match.start()
+        if last is not None:
+            names.update(_BYTES_WORD.findall(rest, 0, last))
+    return names
 
 
 def _statement_value(data: bytes, start: int, name: str):
@@ -488,11 +509,15 @@ def importer_calls(project, path: str, name: str, config=None, depends: Optional
     found = []
     home = os.path.abspath(path)
     wanted = cls if cls is not None else name
+    from jaxlint.project import _read
     for other in project.importers(path)[:MAX_IMPORTERS_READ]:
-        module = _importer_module(project, other, config)
         if depends is not None:
-            depends[os.path.abspath(other)] = module.digest if module is not None else file_digest(other)
-        if module is None or name.encode() not in module.data or wanted.encode() not in module.data:
+            depends[os.path.abspath(other)] = file_digest(other)
+        data = _read(other)     # the text first: most importers never name the function
+        if name.encode() not in data or wanted.encode() not in data:
+            continue
+        module = _importer_module(project, other, config)
+        if module is None:
             continue
         for call in module.calls_named(name):
             if cls is None:
