@@ -223,16 +223,17 @@ class Project:
             return Target(path=path, module=module, name=rest[0])
         return None
 
-    def imports_of(self, path: str) -> dict:
+    def imports_of(self, path: str, data: Optional[bytes] = None) -> dict:
         """Local name -> the dotted name a module's top-level imports bind it to (relative names
-        keep their leading dots), read from the file once per version of it."""
+        keep their leading dots), read from the file once per version of it (`data`: its bytes,
+        when the caller has just read them)."""
         stamp = version(path)
         if stamp is None:
             return {}
         cached = self._imports.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        found = import_bindings(top_level_imports(_read(path)))
+        found = import_bindings(top_level_imports(_read(path) if data is None else data))
         self._imports[path] = (stamp, found)
         return found
 
@@ -283,9 +284,10 @@ class Project:
             order = {}
             for position, other in enumerate(self.files()):   # absolute: walked from the root
                 order[other] = position
-                if b"import" not in self._text(other):
+                data = _read(other)
+                if b"import" not in data:
                     continue
-                for dotted in self.imports_of(other).values():
+                for dotted in self.imports_of(other, data).values():
                     target = self.absolute(dotted, other)
                     if target is not None:
                         index.setdefault(target, set()).add(other)
@@ -304,7 +306,7 @@ class Project:
             return False
         encoded = [w.encode() for w in words]
         return self._memo("_mentions", tuple(words),
-                          lambda: any(any(w in self._text(p) for w in encoded) for p in self.files()))
+                          lambda: any(any(w in data for w in encoded) for data in map(_read, self.files())))
 
     def refresh(self) -> bool:
         """Forget what was read when a file of the project changed, appeared or went since the
@@ -327,9 +329,6 @@ class Project:
             del self.__dict__[key]
         self._stamps = stamps
         return True
-
-    def _text(self, path: str) -> bytes:
-        return self._memo("_texts", path, lambda: _read(path))
 
     def _names_module(self, imported: str, module: str) -> bool:
         """`from pkg import ops` imports `pkg.ops` (a name of package `pkg` that is the module)."""

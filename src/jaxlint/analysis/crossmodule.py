@@ -447,7 +447,7 @@ def _statement_value(data: bytes, start: int, name: str):
 
 
 _TREES: "collections.OrderedDict" = collections.OrderedDict()   # (path, hash of bytes) -> tree
-MAX_TREES = 48
+MAX_TREES = 8
 
 
 def parsed_tree(path: str, data: bytes):
@@ -484,7 +484,7 @@ def file_digest(path: str) -> str:
 # -- callers in other modules, for the repetition of a def ---------------------------------------
 
 MAX_IMPORTERS_READ = 50       # importing files read to find the loops that call one def
-MAX_IMPORTER_MODULES = 32     # of those, the latest kept (each holds a whole tree: 1.1 MB on average)
+MAX_IMPORTER_MODULES = 8      # of those, the latest kept (each holds a whole tree: ~37 bytes per byte of source)
 
 
 @dataclass(eq=False)

@@ -797,7 +797,7 @@ def _is_scalar_literal(node) -> bool:
 # -- other modules of the project, read for what their functions return ---------------------------
 
 _MODULES: "collections.OrderedDict" = collections.OrderedDict()   # (path, mtime, size) -> Analysis
-MAX_MODULES = 16
+MAX_MODULES = 4         # each holds a whole tree and its index: a few kept, for the modules asked most recently
 
 
 def module_analysis(project, path: str, config=None) -> Optional[Analysis]:

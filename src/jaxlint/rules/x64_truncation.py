@@ -125,8 +125,8 @@ def _is_program(analysis) -> bool:
 
 def _enables_x64(analysis) -> bool:
     """Does the file, or the project around it, mention a way of enabling x64?"""
-    lines = analysis.lines or []
-    if any(word in line for line in lines for word in ENABLING_WORDS):
+    text = "\n".join(analysis.lines or ())
+    if any(word in text for word in ENABLING_WORDS):
         return True
     view = getattr(analysis.flow, "external", None)
     return view is not None and view.project.mentions(ENABLING_WORDS)
