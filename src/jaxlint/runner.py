@@ -202,12 +202,13 @@ def _add_importers(universe: dict, jobs, cache) -> None:
 def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache]):
     """Fill `report` from the cache, or return (report, key, task) for the analysis to do."""
     path, config = report.path, report.config
-    if not path.endswith(".ipynb") and not mentions_jax(data, config) and not _calls_project_jit(path, data, config):
+    full = os.path.abspath(path)
+    if not path.endswith(".ipynb") and not mentions_jax(data, config) \
+            and not _calls_project_jit(path, full, data, config, cache):
         report.result.notes.append(SKIP_NOTE)   # cannot hold a traced function (--verbose says so)
         return None
     key = found = None
     if cache:
-        full = os.path.abspath(path)    # once: the cache needs it three times
         key = cache.key(full, data, config.fingerprint())
         found = cache.get(full, key)
     if found is not None:
@@ -218,15 +219,27 @@ def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache]):
     return report, key, (path, data, config, root)
 
 
-def _calls_project_jit(path: str, data: bytes, config: Config) -> bool:
-    """A module that never names jax but calls another module's jitted function is linted."""
+def _calls_project_jit(path: str, full: str, data: bytes, config: Config, cache: Optional[Cache]) -> bool:
+    """A module that never names jax but calls another module's jitted function is linted. The
+    answer "it calls none" is cached with the modules it looked into, so that a warm run of a
+    project with many such files neither parses their imports nor reads those modules again."""
     if not config.project_analysis:
         return False
     project = _project(_root_of(path))
     if project is None:
         return False
+    key = None
+    if cache:
+        key = cache.key(full, data, f"{config.fingerprint()}\0calls no jit")
+        if cache.get(full, key) is not None:
+            return False
     from jaxlint.analysis.crossmodule import calls_project_jit
-    return calls_project_jit(project, path, data, config)
+    depends: dict = {}
+    if calls_project_jit(project, path, data, config, depends):
+        return True
+    if cache:
+        cache.put(full, key, encode(FileResult(path=path, depends=depends), None))
+    return False
 
 
 def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = None,
@@ -290,24 +303,22 @@ def lint_text(path: str, text: str, config: Config, cache: Optional[Cache] = Non
 def attach_fixes(reports, cache: Optional[Cache] = None, jobs: Optional[int] = None) -> int:
     """Give each selected finding its checked fix (safe or unsafe), when it has one, in place:
     what the summary counts as fixable and `--show-source` shows. Checking a fix lints the file
-    again, so the results are cached like the analysis, under a key of their own, and a file
-    with more than CHECK_LIMIT candidates is not checked (10,000 findings in one file would be
-    10,000 analyses of it). Notebooks are never rewritten: their findings get no fix. Returns
-    how many findings were left unchecked."""
+    again, so the results are cached like the analysis, under a key of their own (the findings
+    enabled, so that a warm run finds them before it loads the rules), and a file with more than
+    CHECK_LIMIT candidates is not checked (10,000 findings in one file would be 10,000 analyses
+    of it). Notebooks are never rewritten: their findings get no fix. Returns how many findings
+    were left unchecked."""
     if not any(report.result.findings for report in reports):
         return 0
-    fixable_codes = _fixable_codes()
+    fixable_codes = None
     pending, unchecked = [], 0
     for report in reports:
         result = report.result
         if report.io_error or result.error or result.internal_error or report.cells is not None:
             continue
-        wanted = sorted((f.code, f.line, f.col) for f in result.findings
-                        if f.code in fixable_codes and report.config.enabled(f.code, report.path))
-        if not wanted:
-            continue
-        if len(wanted) > CHECK_LIMIT:
-            unchecked += len(wanted)
+        enabled = sorted((f.code, f.line, f.col) for f in result.findings
+                         if report.config.enabled(f.code, report.path))
+        if not enabled:
             continue
         try:
             data = report.data if report.data is not None else read_file(report.path)
@@ -316,11 +327,21 @@ def attach_fixes(reports, cache: Optional[Cache] = None, jobs: Optional[int] = N
         key = None
         if cache:
             full = os.path.abspath(report.path)
-            key = cache.key(full, data, f"{report.config.fingerprint()}\0fixes\0{wanted!r}")
+            key = cache.key(full, data, f"{report.config.fingerprint()}\0fixes\0{enabled!r}")
             found = cache.get(full, key)
             if found is not None:
                 result.findings = found[0].findings
                 continue
+        if fixable_codes is None:
+            fixable_codes = _fixable_codes()
+        wanted = [item for item in enabled if item[0] in fixable_codes]
+        if not wanted:
+            if cache:       # nothing to check: remembered, so that the next run need not ask
+                cache.put(full, key, encode(FileResult(path=report.path, findings=result.findings), None))
+            continue
+        if len(wanted) > CHECK_LIMIT:
+            unchecked += len(wanted)
+            continue
         pending.append((report, key, (report.path, data, report.config, result.findings)))
     for (report, key, _), payload in zip(pending, _analyse([t for *_, t in pending], jobs, None,
                                                            fixes_one)):
