@@ -105,6 +105,41 @@ def test_an_import_cycle_between_user_modules_ends(tmp_path):
     assert _reported(result, folder) == {("cyc/a.py", 6, "JAX101")}, result.out + result.err
 
 
+def _chain_project(folder, hops: int):
+    """A jitted step in m0.py whose traced argument reaches `if n > 0` in m{hops}.py through a
+    plain function of each module between them."""
+    (folder / "chain").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text('[project]\nname = "chain"\n')
+    (folder / "chain" / "__init__.py").write_text("")
+    (folder / "chain" / "m0.py").write_text(
+        "import jax\nfrom chain.m1 import f1\n\n\n@jax.jit\ndef step(n):\n    return f1(n)\n")
+    for i in range(1, hops):
+        (folder / "chain" / f"m{i}.py").write_text(
+            f"from chain.m{i + 1} import f{i + 1}\n\n\ndef f{i}(n):\n    return f{i + 1}(n) + 1\n")
+    (folder / "chain" / f"m{hops}.py").write_text(f"def f{hops}(n):\n    if n > 0:\n        return n\n    return -n\n")
+    return f"chain/m{hops}.py"
+
+
+@pytest.mark.parametrize("hops", [1, 2, 3, 4])
+def test_every_front_end_follows_a_trace_through_as_many_modules(tmp_path, hops):
+    # `check` links a whole project through MAX_BOUNDARIES module boundaries; the helper linted
+    # alone (pre-commit), through flake8 (one file at a time) or as an editor buffer sees as far
+    from jaxlint.config import Config
+    from jaxlint.project import MAX_BOUNDARIES
+    from jaxlint.runner import lint_text
+    folder = tmp_path / "p"
+    helper = _chain_project(folder, hops)
+    expected = {(helper, 2, "JAX101")} if hops <= MAX_BOUNDARIES else set()
+    assert _reported(check(".", cwd=folder), folder) == expected
+    assert _reported(check(helper, cwd=folder), folder) == expected
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", helper], cwd=folder,
+                            capture_output=True, text=True, timeout=300)
+    assert {(helper, int(line.split(":")[1]), line.split()[1]) for line in flake8.stdout.splitlines()
+            if ": JAX" in line} == expected, flake8.stdout + flake8.stderr
+    buffer = lint_text(str(folder / helper), (folder / helper).read_text(), Config())
+    assert {(helper, f.line, f.code) for f in buffer.result.findings} == expected
+
+
 def test_roots_and_module_names(tmp_path):
     layout = tmp_path / "proj"
     (layout / "src" / "pkg" / "sub").mkdir(parents=True)
@@ -311,6 +346,33 @@ def test_a_long_lived_project_sees_a_new_importer_after_refresh(tmp_path):
     assert project.refresh()
     assert [f.code for f in lint_text(str(ops), ops.read_text(), Config()).result.findings] == ["JAX101"]
     assert not project.refresh()
+
+
+def test_a_long_lived_project_sees_a_change_two_modules_up(tmp_path):
+    # the server keeps the answer for the helper; the jitted step two modules up stops jitting
+    # (or its buffer does, unsaved): the answer is read again, not served stale
+    from jaxlint.config import Config
+    from jaxlint.project import project_of, set_buffer
+    from jaxlint.runner import lint_text
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "helper_two_hops", folder)
+    train, ops = folder / "mypkg" / "train.py", folder / "mypkg" / "ops.py"
+    project = project_of(str(ops), Config())
+
+    def codes():
+        project.refresh()
+        return [f.code for f in lint_text(str(ops), ops.read_text(), Config()).result.findings]
+
+    assert codes() == ["JAX101"]
+    original = train.read_text()
+    set_buffer(str(train), original.replace("@jax.jit\n", "").encode())
+    try:
+        assert codes() == []
+    finally:
+        set_buffer(str(train), None)
+    assert codes() == ["JAX101"]
+    train.write_text(original.replace("@jax.jit\n", ""))
+    assert codes() == []
 
 
 def test_a_constant_of_another_module_keeps_its_line_there():

@@ -16,7 +16,7 @@ from jaxlint.config import (DEFAULT_THRESHOLD, Config, ConfigError, parse_jit_de
 from jaxlint.engine import analyse_tree, file_noqa, file_suppressed, internal_error_text
 from jaxlint.analysis.crossmodule import calls_project_jit
 from jaxlint.analysis.incoming import incoming_calls
-from jaxlint.project import project_of
+from jaxlint.project import next_run, project_of
 from jaxlint.source import markers, paused_gc
 
 
@@ -44,6 +44,7 @@ class JaxlintChecker:
     @classmethod
     def parse_options(cls, options):
         """Validate once per run; a bad value stops flake8 with a message, not a traceback."""
+        next_run()          # what other modules were found to hold is checked again this run
         where = "flake8-jaxlint: {} (command line, setup.cfg, tox.ini or .flake8)"
         try:
             threshold = parse_threshold(str(options.jaxlint_unrolled_loop_threshold),

@@ -26,6 +26,7 @@ ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 SKIP_DIRS = {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "env", "__pycache__", "node_modules",
              "build", "dist", ".eggs", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".jaxlint_cache"}
 MAX_RE_EXPORT_HOPS = 4
+MAX_BOUNDARIES = 3      # module boundaries a trace is followed through, by every front end
 MAX_FILES = 20_000
 
 
@@ -46,6 +47,19 @@ def find_root(path: str) -> Optional[str]:
 
 
 _SHARED: dict = {}        # project root -> Project, per process
+
+# Which run of the linter this process is in: a run (`jaxlint check`, a flake8 run, one buffer
+# linted by the language server) reads each file once, so what was found to hold in this run
+# still holds; answers kept from an earlier run are checked again against the files.
+_RUN = [0]
+
+
+def next_run() -> None:
+    _RUN[0] += 1
+
+
+def run_number() -> int:
+    return _RUN[0]
 _ROOT_OF: dict = {}       # folder -> project root
 
 

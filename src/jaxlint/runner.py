@@ -21,6 +21,7 @@ from jaxlint.cache import Cache, decode, encode
 from jaxlint.config import Config
 from jaxlint.findings import FileResult
 from jaxlint.notebooks import CellMap
+from jaxlint.project import MAX_BOUNDARIES, next_run
 from jaxlint.source import SKIP_NOTE, SourceError, mentions_jax, read_file
 from jaxlint.source import decode as decode_source
 
@@ -75,6 +76,7 @@ def lint_one(task) -> dict:
 def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
         progress: bool = False) -> list:
     """[(path, Config)] -> [FileReport] in the same order."""
+    next_run()
     reports, pending = [], []
     for path, config in targets:
         report = FileReport(path=path, config=config, result=FileResult(path=path))
@@ -98,7 +100,6 @@ def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
     return reports
 
 
-MAX_ROUNDS = 3          # a trace followed through at most this many module boundaries
 MAX_IMPORTERS = 200     # files read to find the traces that reach the files linted
 MAX_NAMED = 32          # linting more files than this: the project is taken as linted whole
 
@@ -117,7 +118,7 @@ def link_modules(reports, jobs=None, cache: Optional[Cache] = None) -> None:
     if len(universe) <= MAX_NAMED:
         _add_importers(universe, jobs, cache)
     applied: dict = {}
-    for _ in range(MAX_ROUNDS):
+    for _ in range(MAX_BOUNDARIES):     # each round crosses one more module boundary
         wanted: dict = {}
         for path, report in universe.items():
             for call in report.result.outgoing:
@@ -166,7 +167,7 @@ def _add_importers(universe: dict, jobs, cache) -> None:
     their traces into the linted files are seen; a whole project linted at once needs none."""
     frontier = list(universe)
     extra = []
-    for _ in range(MAX_ROUNDS):
+    for _ in range(MAX_BOUNDARIES):     # each round crosses one more module boundary
         found = []
         for path in frontier:
             project = _project(_root_of(path))
@@ -247,6 +248,7 @@ def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = N
     """One file's bytes that are not (or not yet) on disk, such as standard input or an editor's
     buffer, linted as `run` lints a file at `path`: the same filter, notebook handling and cache.
     `store=False` reads the cache but does not add to it (a buffer being typed)."""
+    next_run()
     report = FileReport(path=path, config=config, result=FileResult(path=path), data=data)
     miss = _from_cache(report, data, cache)
     if miss is None and SKIP_NOTE in report.result.notes and config.project_analysis \

@@ -1,0 +1,15 @@
+from functools import partial
+
+import jax
+
+from mypkg.model import forward
+
+
+@partial(jax.jit, static_argnames="limit")
+def step(params, x, limit):
+    return forward(params, x, limit).sum()
+
+
+def fit(params, batches, limit):
+    for b in batches:
+        step(params, b, limit=limit)
