@@ -325,7 +325,7 @@ def _read_jit_entries(path: str, wrappers: dict) -> tuple:
     from jaxlint.analysis.traced import TracedFinder
     from jaxlint.project import _read
     data = _read(path)
-    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    digest = bytes_digest(data)
     if b"jit" not in data and not any(w.rsplit(".", 1)[-1].encode() in data for w in wrappers):
         return {}, digest
     try:
@@ -377,7 +377,7 @@ def _read_constants(path: str) -> tuple:
     assignment, def, class, import or `global` naming it)."""
     from jaxlint.project import _read
     data = _read(path)
-    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    digest = bytes_digest(data)
     found = {}
     assigned: dict = {}
     for match in _TOP_ASSIGNED.finditer(data):
@@ -468,16 +468,21 @@ def parsed_tree(path: str, data: bytes):
 _DIGESTS: dict = {}       # (path, mtime, size) -> digest, per process
 
 
+def bytes_digest(data: bytes) -> str:
+    """The digest a cached answer records for a file's bytes, and checks against file_digest."""
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
 def file_digest(path: str) -> str:
     """The digest `jit_entries_of` records for a file (to check a cached result is current),
     computed once per version of the file."""
     from jaxlint.project import _read, version
     stamp = version(path)
     if stamp is None:
-        return hashlib.blake2b(b"", digest_size=8).hexdigest()
+        return bytes_digest(b"")
     key = (path, stamp)
     if key not in _DIGESTS:
-        _DIGESTS[key] = hashlib.blake2b(_read(path), digest_size=8).hexdigest()
+        _DIGESTS[key] = bytes_digest(_read(path))
     return _DIGESTS[key]
 
 
@@ -586,7 +591,7 @@ class _ImporterModule:
         from jaxlint.analysis.syntax import Parents
         from jaxlint.analysis.traced import TracedFinder
         self.data = data
-        self.digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+        self.digest = bytes_digest(data)
         self.tree = tree
         self.lines = lines
         index = ModuleIndex(tree, ImportMap(tree, lines), lines)
@@ -641,7 +646,7 @@ def _read_classes(full: str) -> tuple:
     from jaxlint.analysis.names import ImportMap
     from jaxlint.project import _read
     data = _read(full)
-    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    digest = bytes_digest(data)
     classes = {}
     if b"class " in data:
         try:

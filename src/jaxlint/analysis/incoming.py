@@ -16,12 +16,11 @@ module never imports this.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.crossmodule import MAX_IMPORTERS_READ, file_digest, parsed_tree
+from jaxlint.analysis.crossmodule import MAX_IMPORTERS_READ, bytes_digest, file_digest, parsed_tree
 from jaxlint.analysis.file import Analysis
 from jaxlint.project import MAX_BOUNDARIES, run_number
 
@@ -123,7 +122,7 @@ class _Walk:
     def _read(self, full: str, externals: tuple) -> tuple:
         from jaxlint.project import _read
         data = _read(full)
-        digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+        digest = bytes_digest(data)
         if not externals and b"jax" not in data and b"jit" not in data:
             return (), digest
         if self.budget <= 0:
