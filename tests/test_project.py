@@ -140,6 +140,24 @@ def test_every_front_end_follows_a_trace_through_as_many_modules(tmp_path, hops)
     assert {(helper, f.line, f.code) for f in buffer.result.findings} == expected
 
 
+def test_a_file_linted_alone_after_a_run_over_its_project_keeps_the_importers_traces(tmp_path):
+    # `check .` caches each module's own analysis and completes it with the other modules'
+    # traces afterwards; standard input (as an editor's buffer) must not take that entry for
+    # its own answer, which needs the importers' traces in it
+    folder = tmp_path / "p"
+    helper = _chain_project(folder, 2)
+    text = (folder / helper).read_text()
+    (folder / helper).write_text("import jax.numpy as jnp\n" + text.replace("return -n", "return jnp.abs(n)"))
+    cache = tmp_path / "cache"
+    expected = {(helper, 3, "JAX101")}
+    assert _reported(jaxlint("check", "--cache-dir", cache, ".", cwd=folder), folder) == expected
+    for _ in range(2):          # the second time from the cache
+        alone = jaxlint("check", "--cache-dir", cache, "--stdin-filename", helper, "-", cwd=folder,
+                        stdin=(folder / helper).read_text())
+        assert _reported(alone, folder) == expected, alone.out + alone.err
+    assert _reported(jaxlint("check", "--cache-dir", cache, ".", cwd=folder), folder) == expected
+
+
 def test_roots_and_module_names(tmp_path):
     layout = tmp_path / "proj"
     (layout / "src" / "pkg" / "sub").mkdir(parents=True)

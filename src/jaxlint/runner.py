@@ -200,23 +200,28 @@ def _add_importers(universe: dict, jobs, cache) -> None:
             cache.put(os.path.abspath(report.path), key, payload)
 
 
-def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache]):
-    """Fill `report` from the cache, or return (report, key, task) for the analysis to do."""
+def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache], alone: bool = False):
+    """Fill `report` from the cache, or return (report, key, task) for the analysis to do.
+
+    `alone`: the file is linted by itself (standard input, an editor's buffer), so a module of a
+    project is analysed with the traces its importers make into it, read from their files. Such
+    a result has a cache entry of its own: the entry of a run over many files holds the module's
+    own analysis, which that run completes with the other modules' traces afterwards."""
     path, config = report.path, report.config
     full = os.path.abspath(path)
     if not path.endswith(".ipynb") and not mentions_jax(data, config) \
             and not _calls_project_jit(path, full, data, config, cache):
         report.result.notes.append(SKIP_NOTE)   # cannot hold a traced function (--verbose says so)
         return None
+    root = _root_of(path) if config.project_analysis else None
     key = found = None
     if cache:
-        key = cache.key(full, data, config.fingerprint())
+        key = cache.key(full, data, config.fingerprint() + ("\0alone" if alone and root else ""))
         found = cache.get(full, key)
     if found is not None:
         report.result, report.cells = found
         report.result.path = path
         return None
-    root = _root_of(path) if config.project_analysis else None
     return report, key, (path, data, config, root)
 
 
@@ -250,7 +255,7 @@ def lint_data(path: str, data: bytes, config: Config, cache: Optional[Cache] = N
     `store=False` reads the cache but does not add to it (a buffer being typed)."""
     next_run()
     report = FileReport(path=path, config=config, result=FileResult(path=path), data=data)
-    miss = _from_cache(report, data, cache)
+    miss = _from_cache(report, data, cache, alone=True)
     if miss is None and SKIP_NOTE in report.result.notes and config.project_analysis \
             and not path.endswith(".ipynb") and _root_of(path):
         # a helper that never names jax may still run under another module's jitted step
