@@ -155,7 +155,8 @@ def encode(result: FileResult, cells: Optional[CellMap]) -> dict:
     return {"findings": findings, "error": result.error, "error_line": result.error_line,
             "error_col": result.error_col, "internal_error": result.internal_error,
             "notes": list(result.notes), "cells": cells.to_json() if cells else None,
-            "outgoing": [call.to_json() for call in result.outgoing], "depends": dict(result.depends)}
+            "outgoing": [call.to_json() for call in result.outgoing], "depends": dict(result.depends),
+            "linked": [call.to_json() for call in result.linked]}
 
 
 def decode(path: str, payload: dict):
@@ -180,6 +181,7 @@ def decode(path: str, payload: dict):
                         error_line=int(payload["error_line"]), error_col=int(payload["error_col"]),
                         internal_error=payload["internal_error"], notes=list(payload["notes"]),
                         outgoing=[ExternalCall.from_json(item) for item in payload.get("outgoing", ())],
-                        depends={str(k): str(v) for k, v in (payload.get("depends") or {}).items()})
+                        depends={str(k): str(v) for k, v in (payload.get("depends") or {}).items()},
+                        linked=[ExternalCall.from_json(item) for item in payload.get("linked", ())])
     cells = CellMap.from_json(payload["cells"]) if payload["cells"] is not None else None
     return result, cells

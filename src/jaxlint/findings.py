@@ -100,3 +100,6 @@ class FileResult:
     # other modules' files the findings depend on (their jitted functions' signatures) -> digest
     # of their bytes: a cached result is stale when one of them changed
     depends: dict = field(default_factory=dict)
+    # the other modules' traced calls into this file that its analysis ran (ExternalCall), when a
+    # run over the project handed them in: a later link of the project compares them with its own
+    linked: list = field(default_factory=list)

@@ -67,6 +67,8 @@ def lint_one(task) -> dict:
         else:
             from jaxlint.engine import lint_file
             result = lint_file(path, config=config, data=data, project=_project(root), externals=externals)
+            if externals:
+                result.linked = list(externals)
     except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the run
         from jaxlint.engine import internal_error_text
         result = FileResult(path=path, internal_error=internal_error_text(path, exc))
@@ -90,7 +92,8 @@ def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
         if miss is not None:
             pending.append(miss)
     meter = Progress(len(pending)) if progress else None
-    for (report, key, _), payload in zip(pending, _analyse([t for *_, t in pending], jobs, meter)):
+    done = [r.result for r in reports if r.result.outgoing]      # answered from the cache
+    for (report, key, _), payload in _analyse_importers_first(pending, done, jobs, meter):
         report.result, report.cells = decode(report.path, payload)
         if cache and not report.result.internal_error:
             cache.put(os.path.abspath(report.path), key, payload)
@@ -98,6 +101,193 @@ def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
         meter.close()
     link_modules(reports, jobs, cache)
     return reports
+
+
+def boundaries(call) -> int:
+    """How many module boundaries a traced call into another module has crossed from the jitted
+    entry (1: the entry's module calls the helper's)."""
+    files = [hop[2] for hop in call.chain] + [call.path]
+    return sum(1 for a, b in zip(files, files[1:]) if a != b)
+
+
+def _in_order(calls) -> tuple:
+    """Calls in the order a module's analysis runs them: the shortest chains first (a call
+    reached again through a longer chain is the same call, and keeps the chain seen first)."""
+    return tuple(sorted(calls, key=lambda call: (boundaries(call), repr(call))))
+
+
+def _calls_into(results) -> dict:
+    """file -> the traced calls other modules' results make into it, within MAX_BOUNDARIES."""
+    wanted: dict = {}
+    for result in results:
+        own = os.path.abspath(result.path)
+        for call in result.outgoing:
+            if call.path != own and boundaries(call) <= MAX_BOUNDARIES:
+                wanted.setdefault(call.path, set()).add(call)
+    return wanted
+
+
+def _analyse_importers_first(pending, done, jobs, meter):
+    """Yield ((report, key, task), payload) for each of `pending`, analysing a module of a
+    project after the pending files that import it, so that the calls their traces make into it
+    run in its first analysis (`link_modules` would otherwise analyse it a second time). Modules
+    that import each other are analysed together, and `link_modules` completes them. `done`:
+    results known already (from the cache), whose calls count too."""
+    from jaxlint.analysis.crossmodule import ExternalCall
+    order, waits, unlocks = _importers_first(pending)
+    calls = _calls_into(done)
+    blocked = [len(w) for w in waits]
+    ready = [unit for unit in order if not blocked[unit[0]]]
+    ready.reverse()                     # a stack: the first unit of `order` on top
+
+    def task_of(i):
+        report, key, task = pending[i]
+        wanted = calls.get(os.path.abspath(report.path))
+        if wanted and len(task) == 4 and task[3]:
+            task = task + (_in_order(wanted),)
+        return task
+
+    def finished(i, payload):
+        own = os.path.abspath(pending[i][0].path)
+        for item in payload.get("outgoing", ()) if isinstance(payload, dict) else ():
+            if item[0] != own:
+                call = ExternalCall.from_json(item)
+                if boundaries(call) <= MAX_BOUNDARIES:
+                    calls.setdefault(call.path, set()).add(call)
+        for unit in unlocks[i]:
+            blocked[unit[0]] -= 1
+            if not blocked[unit[0]]:
+                ready.append(unit)
+
+    jobs = min(jobs or default_jobs(), len(pending))
+    left = set(range(len(pending)))
+    if jobs > 1:
+        try:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+                running: dict = {}
+                while ready or running:
+                    while ready and len(running) < jobs * 2:
+                        unit = ready.pop()
+                        for k in range(0, len(unit), _BATCH):
+                            part = unit[k:k + _BATCH]
+                            running[pool.submit(_lint_batch, [task_of(i) for i in part])] = part
+                    finished_now, _ = concurrent.futures.wait(running, return_when="FIRST_COMPLETED")
+                    for future in finished_now:
+                        part = running.pop(future)
+                        for i, payload in zip(part, future.result()):
+                            left.discard(i)
+                            if meter:
+                                meter.update(len(pending) - len(left))
+                            finished(i, payload)
+                            yield pending[i], payload
+            return
+        except (concurrent.futures.process.BrokenProcessPool, OSError):
+            # a worker died (memory?): finish in this process, what is left in the same order
+            ready = [tuple(i for unit in order for i in unit if i in left)]
+    while ready:
+        for i in ready.pop():
+            payload = lint_one(task_of(i))
+            left.discard(i)
+            if meter:
+                meter.update(len(pending) - len(left))
+            finished(i, payload)
+            yield pending[i], payload
+
+
+_BATCH = 4      # files sent to a worker at once: fewer round trips, little waiting at the end
+
+
+def _lint_batch(tasks) -> list:
+    return [lint_one(task) for task in tasks]
+
+
+def _importers_first(pending) -> tuple:
+    """(units, waits, unlocks): `pending` split into units of files analysed together (a module,
+    or modules that import each other), in an order where each comes after those importing it;
+    waits[first file of a unit] = the files of other units it waits for; unlocks[i] = the units
+    waiting for file i. Imports are read from each file's own text (top level); a missed one only
+    costs `link_modules` a second analysis."""
+    count = len(pending)
+    index = {os.path.abspath(task[0]): i for i, (_, _, task) in enumerate(pending)
+             if len(task) > 3 and task[3] and task[0].endswith(".py")}
+    imported = [[] for _ in range(count)]       # i -> the pending files that i imports
+    for full, i in index.items():
+        report, _, task = pending[i]
+        project = _project(task[3])
+        if project is None:
+            continue
+        for dotted in project.imports_of(full, task[1]).values():
+            name = project.absolute(dotted, full)
+            while name:                          # `pkg.ops.clip`: the module `pkg.ops`
+                path = project.module_path(name)
+                if path is not None:
+                    j = index.get(os.path.abspath(path))
+                    if j is not None and j != i:
+                        imported[i].append(j)
+                    break
+                name = name.rpartition(".")[0]
+    units = _components(imported)
+    waits = [set() for _ in range(count)]
+    unlocks = [[] for _ in range(count)]
+    importers = [[] for _ in range(count)]
+    for i, targets in enumerate(imported):
+        for j in targets:
+            importers[j].append(i)
+    for unit in units:
+        members = set(unit)
+        head = unit[0]
+        waits[head] = {j for i in unit for j in importers[i] if j not in members}
+        for j in waits[head]:
+            unlocks[j].append(unit)
+    return units, waits, unlocks
+
+
+def _components(edges) -> list:
+    """Strongly connected components of the graph i -> edges[i], each a tuple of its nodes in
+    increasing order, listed so that a component comes before every component it reaches
+    (Tarjan's algorithm emits the reached ones first; the list is that order reversed).
+    Iterative: a chain of thousands of imports must not exhaust the stack."""
+    count = len(edges)
+    number = [-1] * count
+    low = [0] * count
+    on_stack = [False] * count
+    stack, found, counter = [], [], 0
+    for root in range(count):
+        if number[root] != -1:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, position = work.pop()
+            if position == 0:
+                number[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack[node] = True
+            targets = edges[node]
+            while position < len(targets):
+                nxt = targets[position]
+                position += 1
+                if number[nxt] == -1:
+                    work.append((node, position))
+                    work.append((nxt, 0))
+                    break
+                if on_stack[nxt]:
+                    low[node] = min(low[node], number[nxt])
+            else:
+                if low[node] == number[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack[member] = False
+                        component.append(member)
+                        if member == node:
+                            break
+                    found.append(tuple(sorted(component)))
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+    found.reverse()
+    return found
 
 
 MAX_IMPORTERS = 200     # files read to find the traces that reach the files linted
@@ -117,14 +307,12 @@ def link_modules(reports, jobs=None, cache: Optional[Cache] = None) -> None:
         return
     if len(universe) <= MAX_NAMED:
         _add_importers(universe, jobs, cache)
-    applied: dict = {}
-    for _ in range(MAX_BOUNDARIES):     # each round crosses one more module boundary
-        wanted: dict = {}
-        for path, report in universe.items():
-            for call in report.result.outgoing:
-                if call.path in universe and call.path != path:
-                    wanted.setdefault(call.path, set()).add(call)
-        todo = [(path, calls) for path, calls in sorted(wanted.items()) if calls != applied.get(path)]
+    # what each result ran already (handed in by `run`, or recorded in a cached result)
+    applied: dict = {path: set(report.result.linked) for path, report in universe.items()}
+    for _ in range(MAX_BOUNDARIES + 1):     # each round crosses one more module boundary
+        wanted = _calls_into(report.result for report in universe.values())
+        todo = [(path, wanted.get(path, set())) for path in sorted(universe)
+                if wanted.get(path, set()) != applied[path]]
         if not todo:
             return
         tasks = []
@@ -134,7 +322,7 @@ def link_modules(reports, jobs=None, cache: Optional[Cache] = None) -> None:
                 data = report.data if report.data is not None else read_file(report.path)
             except SourceError:
                 continue
-            ordered = tuple(sorted(calls, key=repr))
+            ordered = _in_order(calls)
             key = found = None
             if cache:
                 key = cache.key(path, data, f"{report.config.fingerprint()}\0calls\0{ordered!r}")

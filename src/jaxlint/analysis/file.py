@@ -58,7 +58,7 @@ class Analysis:
         self._model = None
         self.imports = ImportMap(tree, lines)
         self.index = ModuleIndex(tree, self.imports, lines)
-        self.index._model = self.model
+        self.index.share_model = lambda: self.model      # built when a question needs it
         self.depends: dict = {}        # other modules' files the findings read -> digest
         if project is not None and run:
             self.index.outside = lambda name, param, position: classes_passed_by_importers(

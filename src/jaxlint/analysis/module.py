@@ -471,7 +471,8 @@ class ModuleIndex:
     def model(self) -> SemanticModel:
         """The semantic model of the module (the analysis shares its own; else one of our own)."""
         if self._model is None:
-            self._model = SemanticModel(self.tree, lines=self.lines)
+            shared = self.__dict__.get("share_model")
+            self._model = shared() if shared is not None else SemanticModel(self.tree, lines=self.lines)
         return self._model
 
     def bindings_of(self, scope: FuncInfo) -> dict:

@@ -106,11 +106,11 @@ class DonatedReuse(Rule):
 def _donations(analysis):
     """(call site, donated parameter, the argument's name, [(statement, Name node)] of the reads
     after the call) for every donated variable read after the call that deleted it."""
-    model = analysis.model
     for site in analysis.jit_calls():
         donated = site.entry.donated
         if not donated or site.starred:
             continue
+        model = analysis.model
         scope = model.scope(site.scope)
         stmt = model.statement_of(site.node)
         if stmt is None:
