@@ -201,6 +201,12 @@ ARRAY_METHODS = {
     "set", "add", "multiply", "divide", "power", "get", "apply", "min", "max",
 }
 ELEMENT_METHODS = {"set", "add", "multiply", "divide", "power", "min", "max", "get", "apply"}
+# ... those of them that return a new array of the indexed array's shape and dtype (checked with
+# JAX 0.10.2, weak type included: `x.at[i].set(v)` casts v to x's dtype); `get` reads elements.
+# `divide` of a bool or int array gives float32, `power` of a bool array int32: those two keep
+# the dtype of inexact (float, complex) arrays only.
+ELEMENT_UPDATES = ELEMENT_METHODS - {"get"}
+ELEMENT_UPDATES_PROMOTING = {"divide", "power"}
 
 # Python builtins whose result is a Python value whatever the argument.
 STATIC_BUILTINS = {"len", "isinstance", "issubclass", "callable", "type", "id", "hasattr",

@@ -483,11 +483,21 @@ class Analysis:
             for param, arg in pairs:
                 if isinstance(arg, ast.Starred):
                     break
-                if _is_scalar_literal(arg) or self._is_array_call(arg):
+                if _is_scalar_literal(arg) or self._is_array_call(arg) or self._holds_leaf(arg, call):
                     known.add(param)
                 elif passes_container(arg):
                     containers.add(param)
         return known | flag_params(entry, self.imports, containers, self.tree)
+
+    def _holds_leaf(self, arg, call) -> bool:
+        """Does `arg` hold one array or Python scalar where `call` passes it (`d = jnp.zeros(8)`
+        ... `step(d)`, `step(d[0])`), as the signature of the call's arguments says?"""
+        if isinstance(arg, (ast.Lambda, ast.Starred)):
+            return False
+        from jaxlint.analysis.signature_reader import reader_for
+        from jaxlint.analysis.signatures import Leaf
+        sig = reader_for(self, self.parents.scope_of(call)).sig_at(arg, call)
+        return isinstance(sig, Leaf) and sig.certain
 
     def array_annotated(self, entry: TracedEntry) -> set:
         """Parameters annotated as arrays (not Python scalars): what eqx.filter_jit traces."""

@@ -19,8 +19,9 @@ import math
 from dataclasses import replace
 from typing import Optional
 
-from jaxlint.analysis.api_tables import (ARRAY_RESULT, ARRAY_RESULT_WITH_ARGS, FLOAT_RESULT, STRONG_FLOAT_ARGS,
-                                         STRONG_RESULT, TUPLE_KEYWORDS, VALUE_AND_GRAD_WRAPPERS)
+from jaxlint.analysis.api_tables import (ARRAY_RESULT, ARRAY_RESULT_WITH_ARGS, ELEMENT_UPDATES,
+                                         ELEMENT_UPDATES_PROMOTING, FLOAT_RESULT, STRONG_FLOAT_ARGS, STRONG_RESULT,
+                                         TUPLE_KEYWORDS, VALUE_AND_GRAD_WRAPPERS)
 from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.semantic import (LOOP_STATEMENTS, BindingKind, ReachKind, Scope, comprehension_target,
                                        enclosing_statement)
@@ -662,8 +663,19 @@ class SignatureReader:
 
     def _method_sig(self, call, stmt):
         func = call.func
-        base = self.sig(func.value, stmt)
         origin = _text(call)
+        target = func.value
+        if func.attr in ELEMENT_UPDATES and isinstance(target, ast.Subscript) \
+                and isinstance(target.value, ast.Attribute) and target.value.attr == "at":
+            # `x.at[i].set(v)`: a new array of x's shape and dtype (`v` is cast to it)
+            base = self.sig(target.value.value, stmt)
+            if not isinstance(base, Leaf) or base.python or not base.certain:
+                return None
+            if func.attr in ELEMENT_UPDATES_PROMOTING and not (base.dtype or "").startswith(("float", "bfloat",
+                                                                                              "complex")):
+                return Leaf(None, None, base.shape, origin=origin)
+            return Leaf(base.dtype, base.weak, base.shape, origin=origin, dtype_of=base.dtype_of)
+        base = self.sig(target, stmt)
         if func.attr == "astype" and len(call.args) == 1 and isinstance(base, Opaque):
             dtype = self.dtype_arg(call.args[0], stmt)
             if not dtype:
@@ -925,6 +937,9 @@ class SignatureReader:
             return None
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
         if not any(isinstance(p, ast.Slice) for p in parts) and not (isinstance(base, Leaf) and base.shape):
+            if isinstance(base, Leaf) and not base.python and base.shape is None:
+                # an element or rows of an array of unknown shape: an array of its dtype
+                return Leaf(base.dtype, base.weak, None, origin=_text(node), certain=base.certain, dtype_of=source)
             return None
         if isinstance(base, Leaf) and base.python:
             return None
