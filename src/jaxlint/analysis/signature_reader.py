@@ -149,6 +149,41 @@ class SignatureReader:
         end = getattr(stmt, "end_lineno", None) or stmt.lineno
         return any("for" in line for line in lines[stmt.lineno - 1:end])
 
+    def _passed_sig(self, name: str):
+        """What every call of the module's def passes for its parameter `name` (`fit(losses)`
+        with `losses = jax.random.uniform(k, (10,))`), when the file shows calls, each can be
+        read and all agree; None otherwise. Shapes are kept only where they are constants (the
+        caller's symbolic dimensions belong to its own loops)."""
+        scope = self.scope
+        if not isinstance(scope, ast.FunctionDef) or self._depth + 4 > _MAX_DEPTH:
+            return None
+        cache = self.__dict__.setdefault("_passed", {})
+        if name in cache:
+            return cache[name]
+        cache[name] = None                      # a recursive def asks for itself: unknown
+        info = self.analysis.index.by_node.get(id(scope))
+        shown = self.analysis.shown
+        if info is None or not scope.body or not shown.callers(info):
+            return None
+        sigs = []
+        for expr, where in shown.parameter_values(name, Ctx(scope, scope.body[0].lineno)):
+            if where.module is not None:
+                return None
+            reader = reader_for(self.analysis, where.scope)
+            if reader is self or reader._depth + 4 > _MAX_DEPTH:
+                return None
+            reader._depth, depth = max(reader._depth, self._depth + 2), reader._depth
+            try:
+                sig = reader.sig(expr, enclosing_statement(self.analysis.parents, expr))
+            finally:
+                reader._depth = depth
+            sig = _constant_shapes(sig)
+            if sig is None or isinstance(sig, Opaque) or (sigs and sig != sigs[0]):
+                return None
+            sigs.append(sig)
+        cache[name] = sigs[0] if sigs else None
+        return cache[name]
+
     def _module_value(self, name: str):
         """The one value a module-level name is bound to (a function reads it after import)."""
         if self.scope is None:
@@ -239,6 +274,9 @@ class SignatureReader:
                 return self._imported_constant_sig(node)
             if how == "unbound" or node.id in self.analysis.index.module_names:
                 return None
+            passed = self._passed_sig(node.id)
+            if passed is not None:
+                return passed
             return Opaque(f"{node.id}@{id(self.scope)}", node.id)
         if reach.kind is ReachKind.BOUND:
             sig = self._bound_sig(reach.binding, node)
@@ -333,7 +371,9 @@ class SignatureReader:
             how, reach = self._reach(iterable, stmt)
             if how == "scope" and reach.kind is ReachKind.BOUND and reach.binding.value is not None:
                 return self._element_sig(reach.binding.value, reach.binding.stmt, loop)
-            return None
+            if how != "scope" or reach.kind is not ReachKind.UNBOUND:
+                return None
+            return _row_of(self.sig(iterable, stmt), iterable)     # a parameter: what callers pass
         if _is_call_to(iterable, "range", self):
             return Leaf("int32", True, (), python="int", origin=_text(iterable))
         if isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts:
@@ -1582,6 +1622,41 @@ def _shown_kind(values) -> Optional[str]:
         return None
     kinds = {"int" if type(v) is int else "float" if type(v) is float else None for v in values.known}
     return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+
+
+def _row_of(sig, node):
+    """What iterating a value of signature `sig` gives: an array's rows (its dtype, the shape
+    after the first axis), a list's or tuple's common element; None when not known."""
+    if isinstance(sig, Leaf) and not sig.python and sig.certain:
+        if sig.shape is None or (sig.shape and sig.shape[0] is MORE):
+            return Leaf(sig.dtype, sig.weak, None, origin=f"an element of {_text(node)}", dtype_of=sig.dtype_of)
+        if sig.shape:
+            return Leaf(sig.dtype, sig.weak, tuple(sig.shape[1:]), origin=f"an element of {_text(node)}",
+                        dtype_of=sig.dtype_of)
+        return None                         # a 0-d array cannot be iterated
+    if isinstance(sig, Tree) and sig.kind in ("list", "tuple"):
+        if sig.children:
+            first = sig.children[0]
+            return first if first is not None and all(c == first for c in sig.children) else None
+        return sig.elt
+    return None
+
+
+def _constant_shapes(sig):
+    """`sig` with every dimension that is not a constant made unknown (and no growth)."""
+    if isinstance(sig, Leaf):
+        shape = sig.shape
+        if shape is not None and any(d is not MORE and (d is None or poly_value(d) is None) for d in shape):
+            shape = None
+        return replace(sig, shape=shape, grows=None)
+    if isinstance(sig, Tree):
+        length = sig.length if sig.length is None or poly_value(sig.length) is not None else None
+        children = None if sig.children is None else tuple(_constant_shapes(c) for c in sig.children)
+        if children is not None and any(c is None for c in children):
+            return None
+        return replace(sig, children=children, length=length, grows=None,
+                       elt=_constant_shapes(sig.elt) if sig.elt is not None else None)
+    return sig
 
 
 def reader_for(analysis, scope) -> SignatureReader:
