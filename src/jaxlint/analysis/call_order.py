@@ -112,6 +112,9 @@ def _loop_variants(analysis, reader, site, param, node):
             yield from _literal_variants(reader, site, param, node, comp[1].iter, stmt, comp[0])
         return
     reach = reader.bindings.reach(node.id, node, stmt)
+    if reach.kind is ReachKind.BOUND and reach.binding is not None and isinstance(reach.binding.value, ast.IfExp):
+        yield from _conditional_variants(analysis, reader, site, param, node, reach.binding)
+        return
     if reach.kind in (ReachKind.CARRIED, ReachKind.SELF) and reach.binding is not None and reach.binding.value is not None:
         loop_path = reader.bindings.path_of.get(id(reach.loop))
         if loop_path is None:
@@ -151,6 +154,31 @@ def _yielded_variants(reader, site, param, node, iterable, stmt, loop):
                          f"`{_text(later_expr)}` ({home}{later_expr.lineno}), another value of `{node.id}` "
                          f"the generator yields in {describe_loop(loop)}")
             return
+
+
+def _conditional_variants(analysis, reader, site, param, node, binding):
+    """`mask = None if b % 2 == 0 else m`, bound in the loop around the call, whose condition
+    reads the loop's variable or a value the loop carries: the iterations take both branches."""
+    value, stmt = binding.value, binding.stmt
+    around = {id(anc) for anc in analysis.parents.chain(stmt)}
+    loops = [loop for loop in site.loops if id(loop) in around]
+    if not loops:
+        return          # bound once, before the loop: one branch for the whole loop
+    varying = False
+    for name in ast.walk(value.test):
+        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load):
+            reach = reader.bindings.reach(name.id, name, stmt)
+            if reach.kind in (ReachKind.LOOPVAR, ReachKind.CARRIED, ReachKind.SELF) and \
+                    any(reach.loop is loop for loop in loops):
+                varying = True
+    if not varying:
+        return
+    change = _variant_change(site, param, reader.sig(value.body, stmt), reader.sig(value.orelse, stmt),
+                             f"when `{_text(value.test)}` holds (`{_text(value.body)}`, line {binding.line})",
+                             f"`{_text(value.orelse)}` when it does not, on other iterations of "
+                             f"{describe_loop(loops[-1])}")
+    if change is not None:
+        yield change
 
 
 def _rebound_sig(analysis, reader, later, name, first):

@@ -237,6 +237,8 @@ class SignatureReader:
             return self._subscript_sig(expr, stmt)
         if isinstance(expr, ast.BinOp):
             return self._binop_sig(expr, stmt)
+        if isinstance(expr, ast.Compare):
+            return self._compare_sig(expr, stmt)
         if isinstance(expr, ast.Attribute) and expr.attr == "T":
             base = self.sig(expr.value, stmt)
             if isinstance(base, Leaf) and base.shape is not None and MORE not in base.shape:
@@ -1040,6 +1042,22 @@ class SignatureReader:
         if lower is None or upper is None:
             return None
         return poly_add(upper, lower, -1)
+
+    def _compare_sig(self, node, stmt):
+        """`x < 7` with x an array: a strongly typed bool array of the broadcast shape (known
+        when the shapes are equal or one side is a scalar). Not for `is`/`in`, chains, or two
+        Python values."""
+        if len(node.ops) != 1 or isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+            return None
+        left, right = self.sig(node.left, stmt), self.sig(node.comparators[0], stmt)
+        if not isinstance(left, Leaf) or not isinstance(right, Leaf) or not left.certain or not right.certain:
+            return None
+        if left.python and right.python:
+            return Leaf("bool", False, (), python="bool", origin=_text(node))
+        shapes = [side.shape for side in (left, right) if not side.python]
+        shape = shapes[0] if len(shapes) == 1 or shapes[0] == shapes[1] else \
+            shapes[0] if shapes[1] == () else shapes[1] if shapes[0] == () else None
+        return Leaf("bool", False, shape, origin=_text(node))
 
     def _binop_sig(self, node, stmt):
         left, right = self.sig(node.left, stmt), self.sig(node.right, stmt)

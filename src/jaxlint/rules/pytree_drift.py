@@ -23,7 +23,9 @@ class PytreeDrift(Rule):
         `k` updated in the loop), an element of a generator of the project whose yields differ in
         structure (`"mask": None` for full batches, a mask array for the last), or a name bound to one
         structure before the loop and rebound to another inside it (`state = None` first,
-        `state = (h, c)` later). Dict key order does not matter and is not flagged.
+        `state = (h, c)` later), or a name bound in the loop to `a if cond else b` of two
+        structures where `cond` reads the loop's variable (`None if b % 2 == 0 else mask`). Dict
+        key order does not matter and is not flagged.
     """
     why = """
         jit flattens its arguments into a tree structure and leaves; the structure (container
