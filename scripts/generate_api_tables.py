@@ -209,6 +209,12 @@ FUNCTION_SAMPLES = {
     "jax.nn.initializers.variance_scaling": {"scale": 1.0, "mode": Opaque("fan_in"),
                                              "distribution": Opaque("normal")},
     "jax.nn.dot_product_attention": {name: lambda c: jnp.ones((1, 2, 1, 4)) for name in ("query", "key", "value")},
+    # shape helpers of convolutions: Python values about layouts and sizes
+    "lax.conv_general_permutations": {"dimension_numbers": Opaque(("NHWC", "HWIO", "NHWC"))},
+    "lax.conv_dimension_numbers": {"lhs_shape": Opaque((1, 4, 4, 3)), "rhs_shape": Opaque((2, 2, 3, 8)),
+                                   "dimension_numbers": Opaque(("NHWC", "HWIO", "NHWC"))},
+    "lax.padtype_to_pads": {"in_shape": Opaque((4, 4)), "window_shape": Opaque((2, 2)),
+                            "window_strides": Opaque((1, 1)), "padding": Opaque("SAME")},
 }
 
 # Array methods taking their sizes or axes as *args.

@@ -2745,12 +2745,9 @@ NOT_PROBED = {'jax.image.scale_and_translate': "no sample for parameter 'spatial
  'lax.axis_size': "no sample for parameter 'axis_name'",
  'lax.composite': "no sample for parameter 'decomposition'",
  'lax.conv': "no sample for parameter 'window_strides'",
- 'lax.conv_dimension_numbers': "no sample for parameter 'lhs_shape'",
  'lax.conv_general_dilated': "no sample for parameter 'window_strides'",
  'lax.conv_general_dilated_local': "no sample for parameter 'window_strides'",
  'lax.conv_general_dilated_patches': "no sample for parameter 'filter_shape'",
- 'lax.conv_general_permutations': 'no sample works: ValueError: not enough values to unpack (expected 3, got '
-                                  '2)',
  'lax.conv_general_shape_tuple': "no sample for parameter 'lhs_shape'",
  'lax.conv_shape_tuple': "no sample for parameter 'lhs_shape'",
  'lax.conv_transpose': "no sample for parameter 'padding'",
@@ -2764,7 +2761,6 @@ NOT_PROBED = {'jax.image.scale_and_translate': "no sample for parameter 'spatial
  'lax.imag': 'no sample works: TypeError: imag does not accept dtype float32. Accepted dtypes are subtypes '
              'of complexfloating.',
  'lax.index_take': "no sample for parameter 'idxs'",
- 'lax.padtype_to_pads': "no sample for parameter 'in_shape'",
  'lax.pbroadcast': "no sample for parameter 'axis_name'",
  'lax.pcast': "no sample for parameter 'axis_name'",
  'lax.platform_dependent': 'no sample works: TypeError: safe_zip requires at least 1 argument',

@@ -784,6 +784,14 @@ class FunctionRun:
                 return vals.static(const, pyseq=isinstance(const, (str, tuple, list, dict)))
             except Exception:  # noqa: BLE001 - any failure just means "not a known constant"
                 return STATIC_V
+        if base.state == UNKNOWN and index.traced and index.leaf != CONTAINER and len(parts) == 1 \
+                and not isinstance(parts[0], ast.Slice) \
+                and not (isinstance(n.value, ast.Attribute) and n.value.attr == "at"):
+            # `sizes[i]` with `i` traced: an array indexed by a tracer gives a tracer; a list, a
+            # dict or a NumPy array raises at this line instead, so whatever runs on holds one
+            # (`x.at[i]` is an indexing helper, a Pallas `ref.at[i]` a view of the ref: neither)
+            return vals.copy(index, leaf=MAYBE, elts=None, boolish=False,
+                             path=index.path + (f"{_short(n.value)}[...]",))
         return STATIC_V if base.state == STATIC else UNKNOWN_V
 
     def expr_Starred(self, n):
@@ -2158,3 +2166,12 @@ def _fold_compare(op, a: V, b: V) -> V:
     if a.state != STATIC or b.state != STATIC:
         return UNKNOWN_V
     return STATIC_V
+
+
+def _short(node) -> str:
+    """The source of a small expression, for the path of a value (`sizes`, `state.table`)."""
+    try:
+        text = ast.unparse(node)
+    except Exception:  # noqa: BLE001 - unparse of odd nodes
+        return "..."
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -692,9 +692,12 @@ STATIC_RESULT = ('jax.nn.initializers.constant',
  'jnp.shape',
  'jnp.size',
  'lax.broadcast_shapes',
+ 'lax.conv_dimension_numbers',
+ 'lax.conv_general_permutations',
  'lax.create_token',
  'lax.dce_sink',
  'lax.dtype',
+ 'lax.padtype_to_pads',
  'lax.shape_as_value')
 
 # Called with non-boolean traced arrays, these return a boolean array.
