@@ -1089,7 +1089,12 @@ class FunctionRun:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not self.env.is_local(node.func.id):
             name = node.func.id
             args = [self.eval(a) for a in node.args]
-            if loop is not None and name in ("zip", "enumerate", "reversed"):
+            if loop is not None and name in ("zip", "enumerate", "reversed") and not (name == "zip" and any(
+                    value.state == STATIC and not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name)
+                                                   and arg.func.id == "range")
+                    for arg, value in zip(node.args, args))):
+                # (a zip with a static Python sequence, `zip(keys, layer_sizes[:-1])`, stops at its
+                # length: a loop over Python values, not over the data's rows)
                 self._rows(loop, list(zip(node.args, args)))
             if name == "range":
                 self.check_range(node, args)
