@@ -1776,6 +1776,12 @@ class FunctionRun:
             jitted = self._jitted_for_name(n)
             if jitted is not None:
                 return self.call_jitted(n, jitted, args, kwargs)
+            if callee.state == TRACED and callee.cls is not None and transform is None:
+                # a traced pytree of a class of the file called (`model(x)` with `model: MLP`
+                # under jit): its `__call__`, as `model.__call__(x)` reads
+                method = self.flow.index.lookup_method(callee.cls, "__call__")
+                if method is not None and method.method_kind == "instance" and self.flow.jitted_def(method) is None:
+                    return self.call_value(n, self.method_value(method, callee.cls, callee, True), args, kwargs)
             return UNKNOWN_V
         if callee.bound is not None:
             bound_args, bound_kwargs = callee.bound

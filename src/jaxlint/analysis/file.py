@@ -489,15 +489,33 @@ class Analysis:
                     containers.add(param)
         return known | flag_params(entry, self.imports, containers, self.tree)
 
-    def _holds_leaf(self, arg, call) -> bool:
-        """Does `arg` hold one array or Python scalar where `call` passes it (`d = jnp.zeros(8)`
-        ... `step(d)`, `step(d[0])`), as the signature of the call's arguments says?"""
+    def _holds_leaf(self, arg, call, array: bool = False) -> bool:
+        """Does `arg` hold one array or Python scalar (`array`: an array) where `call` passes it
+        (`d = jnp.zeros(8)` ... `step(d)`, `step(d[0])`), as the signature of the call's
+        arguments says?"""
         if isinstance(arg, (ast.Lambda, ast.Starred)):
             return False
         from jaxlint.analysis.signature_reader import reader_for
         from jaxlint.analysis.signatures import Leaf
         sig = reader_for(self, self.parents.scope_of(call)).sig_at(arg, call)
-        return isinstance(sig, Leaf) and sig.certain
+        return isinstance(sig, Leaf) and sig.certain and not (array and sig.python)
+
+    def arrays_passed(self, entry: TracedEntry) -> set:
+        """Parameters every call of the entry passes an array (not a Python scalar): what
+        eqx.filter_jit and nnx.jit trace when nothing is annotated."""
+        found = None
+        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        for call, skips_self in self.call_sites.get(id(entry), []):
+            params = positional[1:] if skips_self else positional
+            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+            here = set()
+            for param, arg in pairs:
+                if isinstance(arg, ast.Starred):
+                    break
+                if self._is_array_call(arg) or self._holds_leaf(arg, call, array=True):
+                    here.add(param)
+            found = here if found is None else found & here
+        return found or set()
 
     def array_annotated(self, entry: TracedEntry) -> set:
         """Parameters annotated as arrays (not Python scalars): what eqx.filter_jit traces."""
@@ -654,6 +672,7 @@ class Analysis:
             return self._run_differentiated(entry)
         traced = traced_params(entry, self.passed_params(entry))
         arrays = self.array_evidence(entry)
+        passed_arrays = self.arrays_passed(entry) if entry.filtering else set()
         masks = self.boolean_evidence(entry)
         defaults = {}
         for name, node in calls.defaults_of(entry).items():
@@ -674,7 +693,7 @@ class Analysis:
                 bindings[name] = self_value
                 continue
             if name in traced:
-                if entry.filtering and name not in self.array_annotated(entry):
+                if entry.filtering and name not in self.array_annotated(entry) and name not in passed_arrays:
                     bindings[name] = vals.UNKNOWN_V
                     continue
                 is_vararg = entry.args.vararg is not None and name == entry.args.vararg.arg
@@ -699,6 +718,7 @@ class Analysis:
             else:
                 bindings[name] = vals.static(defaults.get(name, vals.NO_CONST))
         self._annotate_classes(entry.args, bindings)
+        self._classes_passed(entry, bindings)
         kind = ENTRY_KINDS.get(entry.wrapper, f"{entry.wrapper} body")
         frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind,
                       muted=self.flow.inspects_tracers(entry.node))
@@ -761,6 +781,47 @@ class Analysis:
                 bindings[a.arg] = vals.copy(value, cls=cls)
             elif value.state == vals.UNKNOWN or value.state == vals.STATIC and value.const is vals.NO_CONST:
                 bindings[a.arg] = vals.V(vals.OBJECT, cls=cls)
+
+    def _classes_passed(self, entry: TracedEntry, bindings: dict):
+        """A traced parameter that every call of the entry passes an object of one class of this
+        file (`model = MLP(...)` ... `train_step(model, x)`) holds a pytree of tracers of that
+        class, as an annotation would say; not a plain class, which jit refuses to trace."""
+        sites = self.call_sites.get(id(entry), [])
+        if not sites:
+            return
+        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        found: dict = {}
+        for call, skips_self in sites:
+            params = positional[1:] if skips_self else positional
+            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+            seen = set()
+            for param, arg in pairs:
+                if isinstance(arg, ast.Starred):
+                    break
+                seen.add(param)
+                found.setdefault(param, []).append(self._class_of_argument(arg, call))
+            for param in set(found) - seen:
+                found[param].append(None)
+        for param, classes in found.items():
+            value = bindings.get(param)
+            cls = classes[0]
+            if cls is None or any(c is not cls for c in classes) or value is None or value.cls is not None \
+                    or self.is_plain_class(cls):
+                continue
+            if value.traced:
+                bindings[param] = vals.copy(value, cls=cls)
+            elif value.state == vals.UNKNOWN and entry.filtering:
+                bindings[param] = vals.V(vals.OBJECT, cls=cls)   # a module: arrays traced, the rest static
+
+    def _class_of_argument(self, arg, call):
+        """The class of this file that `arg` is built from (`MLP(...)`, or a name every binding of
+        which reaching `call` is such a call), else None."""
+        values = [arg]
+        if isinstance(arg, ast.Name):
+            values = self.values_at(arg.id, call, self.parents.scope_of(call)) or []
+        classes = {id(cls): cls for cls in (self.index.class_named(v.func) if isinstance(v, ast.Call) else None
+                                            for v in values)}
+        return next(iter(classes.values())) if len(classes) == 1 else None
 
     def _bound_receiver(self, entry: TracedEntry):
         """What a bound method's first parameter holds: the object (or, for a classmethod, the
