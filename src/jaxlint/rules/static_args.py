@@ -96,6 +96,17 @@ def class_called(analysis, call: ast.Call):
 def identity_hashed_kind(analysis, site, node) -> Optional[tuple]:
     """(description, creation node) for a value hashed by identity: lambda, partial, plain object."""
     value = resolve_value(analysis, site, node)
+    if isinstance(value, ast.IfExp):
+        # `GreedySampler() if greedy else TopKSampler(5)`: new whichever branch runs
+        branches = [_identity_hashed(analysis, branch) for branch in (value.body, value.orelse)]
+        if all(branches):
+            kinds = [kind for kind, _ in branches]
+            return (kinds[0] if kinds[0] == kinds[1] else f"{kinds[0]} or {kinds[1]}"), value
+        return None
+    return _identity_hashed(analysis, value)
+
+
+def _identity_hashed(analysis, value) -> Optional[tuple]:
     if value is None:
         return None
     if isinstance(value, ast.Lambda):

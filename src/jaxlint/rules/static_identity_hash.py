@@ -15,7 +15,8 @@ class StaticIdentityHash(Rule):
         `functools.partial`, an instance of a class without `__eq__`/`__hash__`, a
         `@dataclass(eq=False)`, an optax transformation or schedule) to a static parameter, where
         that object is created again and again: inside a loop, or in a function that runs
-        repeatedly. A jitted method with a static `self` (`static_argnums=0`) called on a new
+        repeatedly; also when a conditional expression chooses between such objects
+        (`Greedy() if greedy else TopK(5)`). A jitted method with a static `self` (`static_argnums=0`) called on a new
         instance each time (`Integrator(dt).step(q, p)`) is the same case.
     """
     why = """
