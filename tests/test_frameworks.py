@@ -121,3 +121,53 @@ def test_linen_apply_jitted_per_call_is_a_new_bound_method():
         return [(f.code, f.line) for f in lint_source(LINEN_AGENT.format(jitted=jitted), "agent.py").findings]
     assert codes("self.model.apply") == [("JAX301", 20)]
     assert codes("self.state.apply_fn") == []
+
+
+# A layer of the framework built in __init__ and called on a traced array returns a tracer; flax
+# re-exports jax.nn's activations; nnx.value_and_grad runs its function under the trace. (Checked
+# with flax 0.12.8 on JAX 0.10.2: the print in `__call__` shows a JitTracer, the `if` raises
+# TracerBoolConversionError.)
+MLP = """
+import jax.numpy as jnp
+from flax import nnx
+
+
+class MLP(nnx.Module):
+    def __init__(self, din, dout, rngs: nnx.Rngs):
+        self.linear = nnx.Linear(din, dout, rngs=rngs)
+        self.label = str
+
+    def __call__(self, x):
+        h = nnx.relu(self.linear(x))
+        {body}
+        return h
+
+
+@nnx.jit
+def train_step(model, x, y):
+    def loss_fn(model):
+        return jnp.mean((model(x) - y) ** 2)
+
+    loss, grads = nnx.value_and_grad(loss_fn)(model)
+    return loss
+
+
+def main():
+    model = MLP(3, 1, rngs=nnx.Rngs(0))
+    x = jnp.ones((4, 3))
+    return train_step(model, x, x.sum(axis=1, keepdims=True))
+"""
+
+
+def _mlp_codes(body: str) -> list:
+    source = textwrap.dedent(MLP).replace("{body}", body)
+    return [(f.code, f.line) for f in lint_source(source, "mlp.py").findings]
+
+
+def test_a_framework_layer_called_on_a_tracer_returns_one():
+    assert _mlp_codes('print("hidden mean:", h.mean())') == [("JAX107", 13)]
+    assert _mlp_codes("if h.sum() > 0:\n            h = -h") == [("JAX101", 13)]
+
+
+def test_what_a_plain_callable_attribute_returns_is_not_guessed():
+    assert _mlp_codes("print(self.label(h.shape))") == []

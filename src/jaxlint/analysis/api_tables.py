@@ -56,7 +56,7 @@ CALL_THROUGH_WRAPPERS = {
     "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.vmap",
     "jax.checkpoint", "jax.named_call", "jax.jit", "jax.pmap", "eqx.filter_jit", "eqx.filter_vmap",
     "eqx.filter_grad", "eqx.filter_value_and_grad", "nnx.jit", "jax.custom_jvp", "jax.custom_vjp",
-    "jax.shard_map", "jax.make_jaxpr",
+    "jax.shard_map", "jax.make_jaxpr", "nnx.grad", "nnx.value_and_grad",
 }
 # Decorators that may sit over a jit decorator and still hand each call's values to the jitted
 # function unchanged. They pass every argument by position (JAX 0.10.2: `norm(x, ord=2)` and
@@ -79,7 +79,10 @@ STAGING_WRAPPERS = {"jax.checkpoint", "jax.shard_map", "jax.make_jaxpr"}
 # arrays of its argument: what else it holds stays a Python value, so it is not listed.)
 # `T(f)(*args)` returns `(f(*args), gradients)`: what f returns is the first element.
 VALUE_AND_GRAD_WRAPPERS = {"jax.value_and_grad", "eqx.filter_value_and_grad"}
-DIFF_WRAPPERS = {"jax.grad": 1, "jax.value_and_grad": 1, "jax.jacfwd": 1, "jax.jacrev": 1, "jax.hessian": 1}
+DIFF_WRAPPERS = {"jax.grad": 1, "jax.value_and_grad": 1, "jax.jacfwd": 1, "jax.jacrev": 1, "jax.hessian": 1,
+                 # the frameworks' own: argnums second like JAX's (nnx), or the first argument
+                 # always (equinox's filter_ forms take none); flax 0.12.8, equinox 0.13
+                 "nnx.grad": 1, "nnx.value_and_grad": 1, "eqx.filter_grad": 1, "eqx.filter_value_and_grad": 1}
 # `T(f, *args)`: f is traced at once with the arguments after it. name -> (mode, how the
 # arguments are passed): "staged" traces like jit, "diff" like grad; "args" passes args[1:],
 # "tuple" passes the elements of args[1] (jax.jvp(f, primals, tangents)).
@@ -192,6 +195,12 @@ ARRAY_ALSO_ACCEPTED = {("jnp.histogram", "bins"), ("jnp.histogram2d", "bins"),
 # Attributes of an array that are Python values under trace.
 STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "sharding", "aval", "weak_type", "itemsize",
                      "nbytes", "named_shape"}
+# Namespaces of the frameworks' layer classes (`nnx.Linear`, `flax.linen.Dense`, `eqx.nn.MLP`,
+# `haiku.Linear`): an object built from one of these classes and called with traced arrays
+# computes on them, so what it returns is traced (an array, or a tuple of them for a
+# recurrent cell).
+LAYER_NAMESPACES = ("nnx.", "flax.linen.", "eqx.nn.", "haiku.")
+
 # Array methods whose result is a traced array (the common ones; others are unknown).
 ARRAY_METHODS = {
     "sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin",

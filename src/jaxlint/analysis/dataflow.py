@@ -1583,7 +1583,30 @@ class FunctionRun:
                 any(a.traced for a in args):
             self.flow.record("bool", n, vals.first_traced(args), self.frame, how=f"list.{attr}()")
             return STATIC_V
+        source = vals.first_traced(everything)
+        if source is not None and self._layer_attribute(n, receiver, attr):
+            return vals.traced(leaf=MAYBE, path=source.path + (f".{attr}()",), params=source.params)
         return UNKNOWN_V
+
+    def _layer_attribute(self, n, receiver: V, attr: str) -> bool:
+        """Is `obj.attr`, on an object of a class of this file, a layer of a framework its methods
+        build (`self.linear1 = nnx.Linear(...)` in `__init__`), and nothing else?"""
+        if not isinstance(n.func, ast.Attribute):
+            return False
+        owner, via_instance = self.receiver_class(n.func.value, receiver)
+        if owner is None or not via_instance or self.flow.index.lookup_method(owner, attr) is not None:
+            return False
+        values = self.flow.index.attribute_assignments(owner, attr)
+        if not values:
+            return False
+        for value in values:
+            if not isinstance(value, ast.Call):
+                return False
+            name = self.imports.resolve(value.func) or ""
+            last = name.rpartition(".")[2]
+            if not name.startswith(api.LAYER_NAMESPACES) or not last[:1].isupper():
+                return False
+        return True
 
     def _named_receiver(self, n) -> bool:
         """`self.m(...)` / `cls.m(...)` in a method, with `self` of no known value."""

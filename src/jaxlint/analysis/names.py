@@ -33,13 +33,26 @@ _CANONICAL_PREFIXES = (
 )
 
 
+# jax.nn's functions that flax re-exports as the same objects (`nnx.relu is jax.nn.relu`, and
+# `flax.linen.relu`; checked with flax 0.12.8): read as jax.nn's, whose behaviour the tables know.
+_FLAX_REEXPORTS_OF_JAX_NN = frozenset((
+    "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
+    "log_sigmoid", "log_softmax", "logsumexp", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu",
+    "soft_sign", "softmax", "softplus", "standardize", "swish", "tanh"))
+
+
 @functools.lru_cache(maxsize=65536)     # a pure function of the text, called ~35 times a file
 def canonical(dotted: str) -> str:
     for prefix, short in _CANONICAL_PREFIXES:
         if dotted == prefix or (prefix.endswith(".") and dotted.startswith(prefix)):
-            return short + dotted[len(prefix):]
+            dotted = short + dotted[len(prefix):]
+            break
         if dotted.startswith(prefix + "."):
-            return short + dotted[len(prefix):]
+            dotted = short + dotted[len(prefix):]
+            break
+    head, _, last = dotted.rpartition(".")
+    if head in ("nnx", "flax.linen") and last in _FLAX_REEXPORTS_OF_JAX_NN:
+        return "jax.nn." + last
     return dotted
 
 
