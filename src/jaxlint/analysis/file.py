@@ -475,14 +475,9 @@ class Analysis:
                     continue
                 if _ARRAY_ANNOTATION.search(text.strip("'\"")):
                     known.add(a.arg)
-        positional = [p for p in positional_params(args) if p not in entry.bound]
         containers = set()
-        for call, skips_self in self.call_sites.get(id(entry), []):
-            params = positional[1:] if skips_self else positional
-            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+        for call, pairs in self.passed_arguments(entry):
             for param, arg in pairs:
-                if isinstance(arg, ast.Starred):
-                    break
                 if _is_scalar_literal(arg) or self._is_array_call(arg) or self._holds_leaf(arg, call):
                     known.add(param)
                 elif passes_container(arg):
@@ -500,18 +495,28 @@ class Analysis:
         sig = reader_for(self, self.parents.scope_of(call)).sig_at(arg, call)
         return isinstance(sig, Leaf) and sig.certain and not (array and sig.python)
 
+    def passed_arguments(self, entry: TracedEntry) -> list:
+        """(call, [(parameter, argument)]) for each call of the entry in this module, up to the
+        first `*args` (the positions after it are not known)."""
+        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
+        found = []
+        for call, skips_self in self.call_sites.get(id(entry), []):
+            params = positional[1:] if skips_self else positional
+            pairs = []
+            for param, arg in list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]:
+                if isinstance(arg, ast.Starred):
+                    break
+                pairs.append((param, arg))
+            found.append((call, pairs))
+        return found
+
     def arrays_passed(self, entry: TracedEntry) -> set:
         """Parameters every call of the entry passes an array (not a Python scalar): what
         eqx.filter_jit and nnx.jit trace when nothing is annotated."""
         found = None
-        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
-        for call, skips_self in self.call_sites.get(id(entry), []):
-            params = positional[1:] if skips_self else positional
-            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+        for call, pairs in self.passed_arguments(entry):
             here = set()
             for param, arg in pairs:
-                if isinstance(arg, ast.Starred):
-                    break
                 if self._is_array_call(arg) or self._holds_leaf(arg, call, array=True):
                     here.add(param)
             found = here if found is None else found & here
@@ -530,13 +535,8 @@ class Analysis:
     def boolean_evidence(self, entry: TracedEntry) -> set:
         """Parameters some call in the module passes a boolean array to (a mask)."""
         known = set()
-        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
-        for call, skips_self in self.call_sites.get(id(entry), []):
-            params = positional[1:] if skips_self else positional
-            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+        for call, pairs in self.passed_arguments(entry):
             for param, arg in pairs:
-                if isinstance(arg, ast.Starred):
-                    break
                 if self._is_boolean_array(arg):
                     known.add(param)
         return known
@@ -786,18 +786,10 @@ class Analysis:
         """A traced parameter that every call of the entry passes an object of one class of this
         file (`model = MLP(...)` ... `train_step(model, x)`) holds a pytree of tracers of that
         class, as an annotation would say; not a plain class, which jit refuses to trace."""
-        sites = self.call_sites.get(id(entry), [])
-        if not sites:
-            return
-        positional = [p for p in positional_params(entry.args) if p not in entry.bound]
         found: dict = {}
-        for call, skips_self in sites:
-            params = positional[1:] if skips_self else positional
-            pairs = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+        for call, pairs in self.passed_arguments(entry):
             seen = set()
             for param, arg in pairs:
-                if isinstance(arg, ast.Starred):
-                    break
                 seen.add(param)
                 found.setdefault(param, []).append(self._class_of_argument(arg, call))
             for param in set(found) - seen:
