@@ -133,6 +133,8 @@ def _analyse_importers_first(pending, done, jobs, meter):
     run in its first analysis (`link_modules` would otherwise analyse it a second time). Modules
     that import each other are analysed together, and `link_modules` completes them. `done`:
     results known already (from the cache), whose calls count too."""
+    if not pending:
+        return                          # (a warm run: everything came from the cache)
     from jaxlint.analysis.crossmodule import ExternalCall
     order, waits, unlocks = _importers_first(pending)
     calls = _calls_into(done)
