@@ -199,8 +199,25 @@ class ModuleIndex:
                 if kw.arg == "meta_fields" and isinstance(kw.value, (ast.List, ast.Tuple)):
                     self.static_fields.update(e.value for e in kw.value.elts
                                               if isinstance(e, ast.Constant) and isinstance(e.value, str))
+            self._record_flatten_aux(stmt.value)
         for child in _child_bodies(stmt):
             self._index_body(child, cls, parent, prefix)
+
+    def _record_flatten_aux(self, call):
+        """`register_pytree_node(Cls, Cls._flatten, ...)` or `(Cls, flatten, ...)`: the attributes
+        the flatten function puts in the aux data are static, as a `tree_flatten` method's are."""
+        flatten = call.args[1] if len(call.args) > 1 else \
+            next((kw.value for kw in call.keywords if kw.arg == "flatten_func"), None)
+        func = None
+        if isinstance(flatten, ast.Attribute) and isinstance(flatten.value, ast.Name):
+            owner = self.classes.get(flatten.value.id)
+            method = owner.methods.get(flatten.attr) if owner is not None else None
+            func = method.node if method is not None else None
+        elif isinstance(flatten, ast.Name):
+            info = self.top_functions.get(flatten.id)
+            func = info.node if info is not None else None
+        if func is not None and _is_registration(self.imports.resolve(call.func) or ""):
+            self.static_fields.update(_aux_attributes(func))
 
     def _record_module_binding(self, stmt):
         targets = []
@@ -579,12 +596,15 @@ def _says_static(node) -> bool:
 
 
 def _aux_attributes(func) -> set:
-    """`self.x` names in the aux-data half of `return children, aux` in tree_flatten."""
+    """`self.x` names in the aux-data half of `return children, aux` in a flatten function (its
+    first parameter is the object: `self` for tree_flatten, any name for a function)."""
+    params = func.args.posonlyargs + func.args.args
+    owner = params[0].arg if params else "self"
     found = set()
     for sub in ast.walk(func):
         if isinstance(sub, ast.Return) and isinstance(sub.value, ast.Tuple) and len(sub.value.elts) == 2:
             for node in ast.walk(sub.value.elts[1]):
-                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == owner:
                     found.add(node.attr)
     return found
 
