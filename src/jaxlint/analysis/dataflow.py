@@ -1879,9 +1879,12 @@ class FunctionRun:
         staged = transform is not None and not _autodiff_only(transform) and not batching
         starts_trace = transform is not None and not self.tracing
         if not any(v.traced or _holds_tracers(v) for v in bindings.values()) and not has_closure \
-                and not starts_trace and not (self.tracing and _rebinds_outer_names(node)):
-            # (a helper that rebinds a global runs even on static arguments under a trace: what
-            # its jnp/random calls store there is a tracer, `key, sub = random.split(key)`)
+                and not starts_trace and not (self.tracing and (self.frame.entry_kind.startswith("jit")
+                                                               or _rebinds_outer_names(node))):
+            # Under jit a helper runs even on static arguments: what its jnp/random calls make is
+            # a tracer (`int(jnp.ceil(T / dt))`, `key, sub = random.split(key)` into a global).
+            # Not yet in a lax body traced from a function run eagerly: which of the host's
+            # branches reach the body is not narrowed (`if nbrs is None: return` before the cond)
             return UNKNOWN_V
         for name in names:
             if name not in bindings:

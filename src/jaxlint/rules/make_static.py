@@ -69,7 +69,11 @@ def make_parameter_static(ctx, finding) -> Fix:
             raise NoFix(f"{entry.wrapper} has no static_argnames")
         if entry.filtering or entry.spec.unresolved or entry.spec_problems:
             raise NoFix("the jit site's static arguments are not plain literals")
+        passed_arrays = ctx.analysis.arrays_passed(entry)
         for param in params:
+            if param in passed_arrays:
+                raise NoFix(f"every call passes `{param}` an array, which jit refuses as a static "
+                            f"argument (arrays are unhashable)")
             literals, reason = _call_values(ctx, entry, param)
             if reason:
                 unsafe_reasons.append(reason)
