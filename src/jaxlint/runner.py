@@ -120,11 +120,18 @@ def _calls_into(results) -> dict:
     """file -> the traced calls other modules' results make into it, within MAX_BOUNDARIES."""
     wanted: dict = {}
     for result in results:
+        if not result.outgoing:
+            continue
         own = os.path.abspath(result.path)
         for call in result.outgoing:
-            if call.path != own and boundaries(call) <= MAX_BOUNDARIES:
+            if call.path != own and _within_reach(call):
                 wanted.setdefault(call.path, set()).add(call)
     return wanted
+
+
+def _within_reach(call) -> bool:
+    """boundaries(call) <= MAX_BOUNDARIES (a chain of at most that many hops cannot cross more)."""
+    return len(call.chain) <= MAX_BOUNDARIES or boundaries(call) <= MAX_BOUNDARIES
 
 
 def _analyse_importers_first(pending, done, jobs, meter):
@@ -154,7 +161,7 @@ def _analyse_importers_first(pending, done, jobs, meter):
         for item in payload.get("outgoing", ()) if isinstance(payload, dict) else ():
             if item[0] != own:
                 call = ExternalCall.from_json(item)
-                if boundaries(call) <= MAX_BOUNDARIES:
+                if _within_reach(call):
                     calls.setdefault(call.path, set()).add(call)
         for unit in unlocks[i]:
             blocked[unit[0]] -= 1
