@@ -49,6 +49,8 @@ class Frame:
                                     # `function`; a hop with a file was made in another module
     muted: bool = False             # code that checks for tracers itself: written to run both ways
     origin: str = ""                # the file of the entry, when another module's trace led here
+    arrays: frozenset = frozenset()  # the entry's parameters every call passes an array: jit
+                                    # refuses them as static arguments (unhashable)
 
 
 @dataclass
@@ -1907,7 +1909,8 @@ class FunctionRun:
             chain = chain + ((name, n.lineno, transform),)
         frame = Frame(function=name if not isinstance(node, ast.Lambda) else self.frame.function,
                       entry=self.frame.entry, entry_kind=self.frame.entry_kind, chain=chain,
-                      muted=self.frame.muted or self.flow.inspects_tracers(node), origin=self.frame.origin)
+                      muted=self.frame.muted or self.flow.inspects_tracers(node), origin=self.frame.origin,
+                      arrays=self.frame.arrays)
         if starts_trace:     # a plain function hands this body to lax/vmap/grad: tracing starts here
             kind = "vmapped function" if transform == "jax.vmap" else "differentiated function" \
                 if transform in api.DIFF_WRAPPERS else f"{transform} body"

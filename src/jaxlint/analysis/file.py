@@ -721,7 +721,8 @@ class Analysis:
         self._classes_passed(entry, bindings)
         kind = ENTRY_KINDS.get(entry.wrapper, f"{entry.wrapper} body")
         frame = Frame(function=entry.name, entry=entry.name, entry_kind=kind,
-                      muted=self.flow.inspects_tracers(entry.node))
+                      muted=self.flow.inspects_tracers(entry.node),
+                      arrays=frozenset(passed_arrays if entry.filtering else self.arrays_passed(entry)))
         func = entry.func if entry.func is not None else entry.lam
         batching = entry.wrapper in api.BATCHING_WRAPPERS      # vmap/shard_map outside jit: not staged
         run = FunctionRun(self.flow, func, Env(None, bindings), frame, 0,

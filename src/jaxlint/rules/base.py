@@ -175,9 +175,10 @@ def _file(path: str) -> str:
 def static_fix(value, frame) -> str:
     """The usual remedy: make the originating jit parameter static. Not offered when it would
     not work: the value went through a JAX operation (`jnp.ceil(n)`, `x.max()`), whose result
-    is a tracer under jit even from a static argument, or the parameter is used as an array,
-    which JAX refuses as a static argument (arrays are unhashable)."""
-    if len(value.params) == 1 and frame.entry_kind.startswith("jit") and not stays_traced(value):
+    is a tracer under jit even from a static argument, or the parameter is used as an array or
+    every call passes it one, which JAX refuses as a static argument (arrays are unhashable)."""
+    if len(value.params) == 1 and frame.entry_kind.startswith("jit") and not stays_traced(value) \
+            and not value.params & getattr(frame, "arrays", frozenset()):
         name = next(iter(value.params))
         where = f" at the jit of `{frame.entry}` in {_file(frame.origin)}" if frame.origin else ""
         return f"mark `{name}` static{where} (static_argnames=({name!r},))"
