@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from fixture_expectations import FIXTURES
+from jaxlint.analysis.api_tables import SLICE_SIZE_ERRORS
 from jaxlint.cli import main
 from jaxlint.engine import lint_file
 
@@ -65,8 +66,10 @@ def test_the_detail_of_a_trace_time_finding_names_the_path_and_what_jax_raises(f
     for f in fixture_findings:
         if f.code in ("JAX101", "JAX102", "JAX104") and f.param and len(f.path) > 1:
             assert " -> ".join(f.path) in f.detail, (f.path, f.detail)
-        if f.code == "JAX104":
-            assert "IndexError" in f.detail and "IndexError" not in f.message
+        if f.code == "JAX104":       # what JAX raises: IndexError for a slice, per API for a size
+            api = next((a for a in SLICE_SIZE_ERRORS if f"size of {a}()" in f.detail), None)
+            expected = SLICE_SIZE_ERRORS[api].split(" (")[0] if api else "IndexError"
+            assert expected in f.detail and expected not in f.message, f.detail
 
 
 # -- where each output puts the detail ----------------------------------------------------------

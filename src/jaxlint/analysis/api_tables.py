@@ -266,6 +266,13 @@ CONCRETE_METHOD_ARGS = {
 
 # Size-changing slices: these go to JAX104 rather than JAX103.
 SLICE_SIZE_APIS = {"lax.dynamic_slice", "lax.dynamic_slice_in_dim", "lax.slice", "lax.slice_in_dim"}
+# What each raises when a size (or limit) is a tracer under jit (checked with JAX 0.10.2).
+SLICE_SIZE_ERRORS = {
+    "lax.dynamic_slice": "TypeError (Shapes must be 1D sequences of concrete values of integer type)",
+    "lax.dynamic_slice_in_dim": "TracerIntegerConversionError (its __index__() is called)",
+    "lax.slice": "TypeError (parameters to jaxpr equations must have __hash__ and __eq__)",
+    "lax.slice_in_dim": "TracerIntegerConversionError (its __index__() is called)",
+}
 
 # Output shape depends on values unless `size=` (or `length=`...) is given (JAX105): name -> that
 # keyword, or None when no argument makes it static. (The one-argument form of `jnp.where` is

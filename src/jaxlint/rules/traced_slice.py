@@ -1,5 +1,6 @@
 """JAX104 traced-slice."""
 
+from jaxlint.analysis.api_tables import SLICE_SIZE_ERRORS
 from jaxlint.rules.base import SinkRule, short_origin, short_place, trace_detail, static_fix
 from jaxlint.rules.make_static import MAKE_STATIC_FIX, make_parameter_static
 
@@ -15,8 +16,9 @@ class TracedSlice(SinkRule):
     """
     why = """
         The length of a slice is the shape of its result, and shapes must be static. JAX raises
-        `IndexError: Slice entries must be static integers` (or a TypeError for lax.slice and
-        dynamic_slice sizes) at trace time.
+        `IndexError: Slice entries must be static integers` at trace time; a traced size of
+        `lax.dynamic_slice`/`lax.slice` raises TypeError, of `lax.dynamic_slice_in_dim`/
+        `lax.slice_in_dim` TracerIntegerConversionError.
     """
     example = """
         import jax
@@ -44,6 +46,7 @@ class TracedSlice(SinkRule):
         api = sink.detail.get("api")
         where = f"the size of {api}" if api else "a slice bound"
         lead = f"{api} size" if api else "slice bound"
+        error = SLICE_SIZE_ERRORS.get(str(api).rstrip("()"), "") if api else ""
+        error = error or "IndexError (Slice entries must be static integers)"
         return (f"{lead} {short_origin(sink.value)} is traced in {short_place(sink.frame)}",
-                trace_detail(sink.value, sink.frame, f"It is {where}: IndexError (Slice entries "
-                             f"must be static integers) at trace time", remedy))
+                trace_detail(sink.value, sink.frame, f"It is {where}: {error} at trace time", remedy))
