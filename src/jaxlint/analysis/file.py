@@ -26,6 +26,8 @@ from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 from jaxlint.analysis.semantic import BindingKind, SemanticModel
 from jaxlint.analysis.shown import Shown
+from jaxlint.analysis.signature_reader import reader_for
+from jaxlint.analysis.signatures import Leaf
 from jaxlint.analysis.syntax import LineFilter, Parents, pruned_walk
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 
@@ -490,9 +492,10 @@ class Analysis:
         arguments says?"""
         if isinstance(arg, (ast.Lambda, ast.Starred)):
             return False
-        from jaxlint.analysis.signature_reader import reader_for
-        from jaxlint.analysis.signatures import Leaf
-        sig = reader_for(self, self.parents.scope_of(call)).sig_at(arg, call)
+        memo = self.__dict__.setdefault("_argument_sigs", {})      # array_evidence and arrays_passed
+        if id(arg) not in memo:                                      # both read each argument
+            memo[id(arg)] = reader_for(self, self.parents.scope_of(call)).sig_at(arg, call)
+        sig = memo[id(arg)]
         return isinstance(sig, Leaf) and sig.certain and not (array and sig.python)
 
     def passed_arguments(self, entry: TracedEntry) -> list:
@@ -787,20 +790,17 @@ class Analysis:
         """A traced parameter that every call of the entry passes an object of one class of this
         file (`model = MLP(...)` ... `train_step(model, x)`) holds a pytree of tracers of that
         class, as an annotation would say; not a plain class, which jit refuses to trace."""
+        calls = self.passed_arguments(entry)
         found: dict = {}
-        for call, pairs in self.passed_arguments(entry):
-            seen = set()
+        for call, pairs in calls:
             for param, arg in pairs:
-                seen.add(param)
                 found.setdefault(param, []).append(self._class_of_argument(arg, call))
-            for param in set(found) - seen:
-                found[param].append(None)
         for param, classes in found.items():
             value = bindings.get(param)
             cls = classes[0]
-            if cls is None or any(c is not cls for c in classes) or value is None or value.cls is not None \
-                    or self.is_plain_class(cls):
-                continue
+            if len(classes) < len(calls) or cls is None or any(c is not cls for c in classes) or value is None \
+                    or value.cls is not None or self.is_plain_class(cls):
+                continue        # (a call that leaves the parameter out passes its default)
             if value.traced:
                 bindings[param] = vals.copy(value, cls=cls)
             elif value.state == vals.UNKNOWN and entry.filtering:
