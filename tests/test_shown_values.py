@@ -68,6 +68,66 @@ def test_a_parameter_of_an_enclosing_function_reaches_the_nested_one():
     assert values_at(source, "size", "inner") == ({6, 2}, True)
 
 
+def attribute_values_at(source, expr, func):
+    analysis, tree = analysed(source)
+    scope = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == func)
+    found = Shown(analysis).values(ast.parse(expr, mode="eval").body, Ctx(scope, 10 ** 6))
+    return set(found.known), found.complete
+
+
+def test_an_attribute_of_a_config_object_takes_what_its_scope_assigns():
+    source = """
+        from types import SimpleNamespace
+
+        def train(config):
+            return config.batch_size
+
+        cfg = SimpleNamespace(steps=3)
+        cfg.batch_size = 128
+        alias = cfg
+        if cfg.steps > 1:
+            cfg.batch_size = 256
+        train(alias)
+    """
+    assert attribute_values_at(source, "config.batch_size", "train") == ({128, 256}, True)
+    assert attribute_values_at(source, "config.steps", "train") == ({3}, True)
+    assert attribute_values_at(source, "config.other", "train") == (set(), False)
+
+
+def test_an_attribute_a_class_sets_itself_is_not_read_from_outside_stores():
+    source = """
+        class Config:
+            def __init__(self):
+                self.batch_size = 64
+
+        class Bare:
+            pass
+
+        def train(config, other):
+            return config.batch_size, other.batch_size
+
+        cfg, bare = Config(), Bare()
+        cfg.batch_size = 128
+        bare.batch_size = 32
+        train(cfg, bare)
+    """
+    assert attribute_values_at(source, "config.batch_size", "train") == (set(), False)
+    assert attribute_values_at(source, "other.batch_size", "train") == ({32}, True)
+
+
+def test_an_attribute_of_an_object_the_file_does_not_make_is_unknown():
+    source = """
+        import argparse
+
+        def train(args):
+            return args.batch_size
+
+        def main(args):
+            train(args)
+    """
+    assert attribute_values_at(source, "args.batch_size", "train") == (set(), False)
+
+
 def test_a_value_the_file_does_not_show_is_unknown():
     source = """
         import os

@@ -365,6 +365,11 @@ WELL_KNOWN_SIZES = {
     ("imagenet2012", "train"): 1281167, ("imagenet2012", "validation"): 50000,
     ("glue/sst2", "train"): 67349, ("glue/sst2", "validation"): 872, ("glue/sst2", "test"): 1821,
 }
+# Objects made empty and given their attributes one by one (`config = SimpleNamespace();
+# config.batch_size = 64`): what the making scope assigns, and the keywords it passes, is all
+# they hold.
+NAMESPACE_TYPES = {"types.SimpleNamespace", "argparse.Namespace", "ml_collections.ConfigDict",
+                   "ml_collections.config_dict.ConfigDict", "easydict.EasyDict"}
 # torchvision's class names for the datasets above.
 TORCHVISION_NAMES = {"MNIST": "mnist", "FashionMNIST": "fashion_mnist", "KMNIST": "kmnist",
                      "CIFAR10": "cifar10", "CIFAR100": "cifar100"}

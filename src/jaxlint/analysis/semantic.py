@@ -155,6 +155,7 @@ class Scope:
         self.parent = parent
         self.by_name: dict = {}           # name -> [Binding] in source order
         self.mutations: dict = {}
+        self.attribute_stores: dict = {}  # name -> [(attribute, value, statement)]: `name.attr = value`
         self.path_of: dict = {}           # id(statement) -> path of the block that holds it
         self.declared_global: set = set()
         self.declared_nonlocal: set = set()
@@ -218,6 +219,8 @@ class Scope:
                         and all(isinstance(t, ast.Name) for t in target.elts):
                     for t, v in zip(target.elts, stmt.value.elts):
                         self._add(t.id, BindingKind.ASSIGNMENT, stmt, v, path, end)
+                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    self.attribute_stores.setdefault(target.value.id, []).append((target.attr, stmt.value, stmt))
                 else:
                     for name in target_names(target):
                         self._add(name, BindingKind.UNPACKED, stmt, None, path, end)
@@ -381,6 +384,10 @@ class Scope:
             if state and mark in state:
                 found.extend((other, node) for node in _reads_of(other, name))
         return found
+
+    def stored_attributes(self, name: str, attribute: str) -> list:
+        """(value, statement) of each `name.attribute = value` in this scope, in source order."""
+        return [(value, stmt) for attr, value, stmt in self.attribute_stores.get(name, ()) if attr == attribute]
 
     def mutated(self, name: str) -> list:
         return self.mutations.get(name, [])

@@ -19,6 +19,7 @@ import operator
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
+from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.module import defaults, evaluate_literal, positional_params
 from jaxlint.analysis.semantic import BindingKind
 from jaxlint.analysis.syntax import LineFilter, pruned_walk, target_names, text_of  # noqa: F401 - text_of is read from here too
@@ -251,8 +252,14 @@ class Shown:
 
     @read_in_home
     def attribute_values(self, node, ctx) -> list:
-        """`self.loader`: what the methods of the enclosing class assign to `self.loader`."""
-        if not (isinstance(node.value, ast.Name) and node.value.id == "self") or ctx.scope is None:
+        """`self.loader`: what the methods of the enclosing class assign to `self.loader`;
+        `config.batch_size`: what the scope that made the object (`config = Namespace()`, passed
+        to the def that reads it) assigns to `config.batch_size`."""
+        if not isinstance(node.value, ast.Name):
+            return []
+        if node.value.id != "self":
+            return self._stored_attribute(node.value.id, node.attr, ctx, 0)
+        if ctx.scope is None:
             return []
         info = self.index.by_node.get(id(ctx.scope))
         while info is not None and info.cls is None:
@@ -268,6 +275,56 @@ class Shown:
                                 and isinstance(target.value, ast.Name) and target.value.id == "self":
                             found.append((sub.value, Ctx(method.node, sub.lineno, (), ctx.depth + 1)))
         return found
+
+    def _stored_attribute(self, name, attr, ctx, depth) -> list:
+        """(value, ctx) of each `name.attr = value` of the scope where the object `name` holds
+        was made by a call (a namespace, a config object), through aliases and parameters."""
+        if depth > 3 or ctx.depth >= MAX_DEPTH or not self.spend():
+            return []
+        found = []
+        made = self.lookup_all(name, ctx)
+        if not made and self.owner_of_parameter(name, ctx) is not None:
+            made = self.parameter_values(name, ctx)
+            if not made:
+                return []
+            for value, where in made:
+                if isinstance(value, ast.Name):
+                    found.extend(self._stored_attribute(value.id, attr, where, depth + 1))
+            return found
+        for value, where in made:
+            if value is None:          # a parameter on some paths: what the calls pass
+                for passed, at in self.parameter_values(name, where):
+                    if isinstance(passed, ast.Name):
+                        found.extend(self._stored_attribute(passed.id, attr, at, depth + 1))
+            elif isinstance(value, ast.Name):
+                found.extend(self._stored_attribute(value.id, attr, where, depth + 1))
+            elif isinstance(value, ast.Call) and not isinstance(where.scope, ast.Lambda):
+                if (self.imports.resolve(value.func) or "") in api.NAMESPACE_TYPES:
+                    found.extend((kw.value, where) for kw in value.keywords if kw.arg == attr)
+                elif not self._bare_class(value.func, attr, where):
+                    continue
+                scope = self.analysis.model.scope(where.scope)
+                found.extend((stored, Ctx(where.scope, stmt.lineno, where.bound, where.depth + 1))
+                             for stored, stmt in scope.stored_attributes(name, attr))
+        return found
+
+    def _bare_class(self, func, attr, ctx) -> bool:
+        """Is `func` a class of the file that never sets `attr` itself (in its body or methods),
+        so its objects hold only what is assigned to them from outside?"""
+        if not isinstance(func, ast.Name) or self._is_local(func.id, ctx):
+            return False
+        cls = self.index.top_classes.get(func.id)
+        if cls is None or cls.node.bases or cls.node.keywords or cls.node.decorator_list:
+            return False
+        for sub in ast.walk(cls.node):
+            if isinstance(sub, ast.Attribute) and sub.attr == attr and isinstance(sub.ctx, ast.Store):
+                return False
+            if isinstance(sub, ast.Name) and sub.id == attr and isinstance(sub.ctx, ast.Store):
+                return False
+            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub.name in (attr, "__setattr__",
+                                                                                         "__getattr__"):
+                return False
+        return True
 
     def callers(self, info) -> list:
         """(call, skips_self) for the calls of a def in this file (by name; a method by attribute,
@@ -364,7 +421,11 @@ class Shown:
                 return Values.of(value) if isinstance(value, (int, float, str, bool)) else UNKNOWN
             return self._imported_constant(node, ctx)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            return self._imported_constant(node, ctx)
+            imported = self._imported_constant(node, ctx)
+            if imported.known:
+                return imported
+            stored = self.attribute_values(node, ctx)
+            return self._union([self.values(v, c, depth + 1) for v, c in stored]) if stored else imported
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             return self._combine(_BINOPS[type(node.op)], [self.values(node.left, ctx, depth + 1),
                                                           self.values(node.right, ctx, depth + 1)])
