@@ -139,6 +139,11 @@ class BatchSources(Shown):
             return False
         if self.known_multiple(stop, step, ctx):
             return False
+        counted = self._counts_named_dataset(stop, ctx)
+        if counted is not None:
+            self.notes.append(f"JAX303 not reported for the loop at line {loop.lineno}: it counts what a "
+                              f"dataset loaded by name holds (line {counted}), a number the file does not show")
+            return False
         slice_vars = {target.id}
         handled = _handles_last_batch(body, target.id, stop, step, slice_vars)
         if handled is not None:
@@ -444,6 +449,32 @@ class BatchSources(Shown):
         why = "the batch size divides it" if named and known else "its size is not shown in the file"
         self.notes.append(f"JAX303 not reported for line {line}: a dataset loaded by name, and {why}")
         return True
+
+    @read_in_home
+    def _counts_named_dataset(self, expr, ctx) -> Optional[int]:
+        """The line of a dataset loaded by name whose size the file does not show (its split,
+        its classes: `len([... for c in range(builder.info.features["label"].num_classes)])`)
+        that `expr` is computed from, through its names; else None."""
+        todo, seen, visited = [(expr, ctx)], 0, set()
+        while todo and seen < 16:
+            node, where = todo.pop()
+            seen += 1
+            stack = [node]
+            while stack:
+                sub = stack.pop()
+                if isinstance(sub, ast.Call):
+                    named = self.named_dataset(sub, where)
+                    if named == 0:
+                        return sub.lineno
+                    if named:
+                        continue             # its size is known: what it is made of does not count
+                if isinstance(sub, ast.Name) and (sub.id, where.scope) not in visited:
+                    visited.add((sub.id, where.scope))
+                    found = self.lookup(sub.id, where)
+                    if found is not None:
+                        todo.append(found)
+                stack.extend(ast.iter_child_nodes(sub))
+        return None
 
     @read_in_home
     def _repeats_forever(self, node, ctx) -> bool:
