@@ -21,6 +21,7 @@ from jaxlint.analysis.module import (FuncInfo, ModuleIndex, evaluate_literal, pa
                                      positional_params)
 from jaxlint.analysis.syntax import free_names, target_names, walk
 from jaxlint.analysis.shown import Ctx
+from jaxlint.analysis.semantic import BindingKind
 from jaxlint.analysis.traced import shard_map_passthrough, unbatched_positions
 from jaxlint.analysis.values import (ARRAY, CONTAINER, FUNC, MAYBE, STATIC, STATIC_V, TRACED,
                                      UNKNOWN, UNKNOWN_V, WRAPPED, V)
@@ -335,12 +336,53 @@ class FunctionRun:
             return
         saved = self.env
         body_env, else_env = saved.overlay(), saved.overlay()
+        narrowed, none_in_body = self._none_test(s)
         self.env = body_env
+        self._narrow(narrowed, none_in_body)
         self.exec_block(s.body)
         self.env = else_env
+        self._narrow(narrowed, not none_in_body)
         self.exec_block(s.orelse)
         self.env = saved
-        saved.absorb(body_env, else_env)
+        # a branch that returns or raises does not reach the statements after the `if`
+        falls = [env for env, block in ((body_env, s.body), (else_env, s.orelse)) if not _leaves(block)]
+        saved.absorb(*(falls or (body_env, else_env)))
+
+    def _none_test(self, s) -> tuple:
+        """(names, whether the body is where they are None) for `if x is None:` / `if x is not
+        None:`; the names are `x` and the name `x` was copied from (`nbrs = neighbors`) when
+        neither was rebound since."""
+        test, flip = s.test, False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, flip = test.operand, not flip
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value is None):
+            return (), False
+        name = test.left.id
+        names = (name,)
+        node = self.func.node if isinstance(self.func, FuncInfo) else None
+        shown = self.flow.shown() if node is not None else None
+        if shown is not None:
+            scope = shown.analysis.model.scope(node)
+            reaching = scope.reaching(name, s)
+            if len(reaching.bindings) == 1 and not reaching.maybe_unbound:
+                binding = reaching.bindings[0]
+                if binding.kind is BindingKind.ASSIGNMENT and isinstance(binding.value, ast.Name) \
+                        and binding.value.id != name:
+                    source = binding.value.id
+                    if scope.reaching(source, binding.stmt) == scope.reaching(source, s):
+                        names = (name, source)
+        return names, isinstance(test.ops[0], ast.Is) != flip
+
+    def _narrow(self, names, none: bool):
+        """Inside a branch of a None test: the name holds None, or a value that is not None."""
+        for name in names:
+            current = self.env.lookup(name)
+            if current is None or current.state not in (vals.UNKNOWN, STATIC) or \
+                    current.state == STATIC and current.const is not vals.NO_CONST:
+                continue
+            self.env.vars[name] = vals.static(None) if none else vals.copy(current, nonnull=True)
 
     def _normalising_type_test(self, s) -> bool:
         """`if isinstance(n, int): n = jnp.asarray(n)`: a branch that only turns a Python number
@@ -935,7 +977,7 @@ class FunctionRun:
             if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and self._type_of_traced(n, i):
                 results.append(vals.static(isinstance(op, (ast.IsNot, ast.NotEq))))
             elif isinstance(op, (ast.Is, ast.IsNot)):
-                results.append(STATIC_V)
+                results.append(_fold_none_test(n, i, a, b, isinstance(op, ast.Is)))
             elif isinstance(op, (ast.Eq, ast.NotEq)) and (_is_none(n, i) or a.state == vals.FUNC):
                 results.append(STATIC_V)
             elif isinstance(op, (ast.In, ast.NotIn)):
@@ -2139,6 +2181,29 @@ def _vmap_unbatched(keywords, positional_options, nargs, constants) -> set:
     if in_axes is None:
         return set()
     return unbatched_positions(in_axes, nargs, constants)
+
+
+def _fold_none_test(n: ast.Compare, i: int, a: V, b: V, is_: bool) -> V:
+    """`x is None` for an `x` known to be None, or known not to be (narrowed by an earlier test)."""
+    operands = [n.left] + n.comparators
+    for expr, other in ((operands[i + 1], a), (operands[i], b)):
+        if isinstance(expr, ast.Constant) and expr.value is None:
+            if other.nonnull:
+                return vals.static(not is_)
+            if other.state == STATIC and other.const is None:
+                return vals.static(is_)
+    return STATIC_V
+
+
+def _leaves(block) -> bool:
+    """Does a block always end in `return` or `raise` (its last statement, or an `if` whose
+    branches both do)?"""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    return isinstance(last, ast.If) and bool(last.orelse) and _leaves(last.body) and _leaves(last.orelse)
 
 
 def _is_none(n: ast.Compare, i: int) -> bool:

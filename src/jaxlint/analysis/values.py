@@ -27,12 +27,12 @@ class V:
 
     __slots__ = ("state", "leaf", "path", "params", "boolish", "elts", "const", "pyseq",
                  "shows", "func", "closure", "bound", "wrapper", "extra", "text", "diff", "maykey",
-                 "ndarray", "cls", "fields")
+                 "ndarray", "cls", "fields", "nonnull")
 
     def __init__(self, state, leaf=None, path=(), params=frozenset(), boolish=False, elts=None,
                  const=NO_CONST, pyseq=False, shows=None, func=None, closure=None, bound=None,
                  wrapper=None, extra=None, text="", diff=False, maykey=False, ndarray=False,
-                 cls=None, fields=None):
+                 cls=None, fields=None, nonnull=False):
         self.state = state
         self.leaf = leaf
         self.path = path
@@ -53,6 +53,7 @@ class V:
         self.ndarray = ndarray      # STATIC and known to be a NumPy array
         self.cls = cls              # OBJECT/CLASS, or a record (NamedTuple...): its ClassInfo
         self.fields = fields        # a record's field names, in the order of `elts`
+        self.nonnull = nonnull      # known not to be None (`if x is None: return` ran before)
 
     # -- predicates ---------------------------------------------------------------------------
     @property
@@ -67,7 +68,7 @@ class V:
     def signature(self):
         held = tuple(e.traced for e in self.elts) if self.state == OBJECT and self.elts else None
         return (self.state, self.leaf, self.boolish, self.diff, self.maykey, self.ndarray,
-                id(self.cls) if self.cls is not None else None, held)
+                id(self.cls) if self.cls is not None else None, held, self.nonnull)
 
     def extend(self, step: str) -> "V":
         """The same value, having flowed into `step` (a variable or parameter name)."""
@@ -85,6 +86,7 @@ def copy(v: V, **changes) -> V:
     new.elts, new.const, new.pyseq, new.shows, new.func = v.elts, v.const, v.pyseq, v.shows, v.func
     new.closure, new.bound, new.wrapper, new.extra, new.text = v.closure, v.bound, v.wrapper, v.extra, v.text
     new.diff, new.maykey, new.ndarray, new.cls, new.fields = v.diff, v.maykey, v.ndarray, v.cls, v.fields
+    new.nonnull = v.nonnull
     for slot, value in changes.items():
         setattr(new, slot, value)
     return new
@@ -151,6 +153,8 @@ def join(a: Optional[V], b: Optional[V]) -> V:
     if a.state == b.state and a.state in (FUNC, WRAPPED) and a.func is b.func:
         return a
     if a.state == b.state and a.state in (OBJECT, CLASS) and a.cls is b.cls:
+        return a
+    if a.state == b.state == UNKNOWN and a.nonnull and b.nonnull:
         return a
     return UNKNOWN_V
 
