@@ -14,8 +14,11 @@ machine does not land on one command):
   jaxlint -j1 cold          `jaxlint check -j 1 --no-cache`
   jaxlint -jN cold          `jaxlint check -j <all cores> --no-cache`
   jaxlint warm              `jaxlint check` with a cache filled beforehand (`--cache-dir` tmp)
-  flake8 --select=JAX       flake8 with the plugin, only JAX codes reported
-  flake8 + plugin           flake8 with its default plugins and flake8-jaxlint
+  flake8 --select=JAX       flake8 with the plugin, only JAX codes reported (no result cache)
+  flake8 + plugin           flake8 with its default plugins and flake8-jaxlint (no result cache:
+                            `--jaxlint-no-cache`, the plugin analyses every file)
+  flake8 + plugin warm      the same with the plugin's result cache filled beforehand
+                            (`--jaxlint-cache-dir` tmp): flake8 run again over the same code
   flake8 (no plugin)        flake8 with its default plugins, flake8-jaxlint NOT LOADED
 
 It prints, and writes with `--json`: median (and min/max) wall and CPU time of each row, ratios
@@ -103,6 +106,7 @@ TARGETS_DOC = {
     "jN_cold_vs_ast": ("jaxlint all cores cold / ast floor", 1.8, ""),
     "warm_vs_ast": ("jaxlint warm / ast floor", 0.1, ""),
     "flake8_plugin_overhead": ("flake8+plugin / flake8 without", 1.10, ""),
+    "flake8_warm_overhead": ("flake8+plugin warm / flake8 without", 1.05, ""),
     "nonjax_plugin_ms": ("plugin time on a non-jax file (max, ms)", 0.2, ""),
     "peak_mb": ("peak memory of jaxlint check (MB)", 300.0, ""),
     "slowest_file_s": ("slowest single file (s)", 2.0, ""),
@@ -375,9 +379,11 @@ def build_rows(paths, listfile, flags, cores, cache_dir, excludes):
                          skipped="the CLI has no cache (--no-cache) yet"))
     f8 = ["--isolated"] + ([f"--extend-exclude={','.join(excludes)}"] if excludes else [])
     rows.append(dict(key="flake8_jax", name="flake8 --select=JAX", group="flake8",
-                     argv=[PY, "-c", FLAKE8_DRIVER, "with", "--select=JAX"] + f8 + paths))
+                     argv=[PY, "-c", FLAKE8_DRIVER, "with", "--select=JAX", "--jaxlint-no-cache"] + f8 + paths))
     rows.append(dict(key="flake8_with", name="flake8 default + plugin", group="flake8",
-                     argv=[PY, "-c", FLAKE8_DRIVER, "with"] + f8 + paths))
+                     argv=[PY, "-c", FLAKE8_DRIVER, "with", "--jaxlint-no-cache"] + f8 + paths))
+    rows.append(dict(key="flake8_warm", name="flake8 default + plugin, warm", group="flake8",
+                     argv=[PY, "-c", FLAKE8_DRIVER, "with", f"--jaxlint-cache-dir={cache_dir}-flake8"] + f8 + paths))
     rows.append(dict(key="flake8_without", name="flake8 default, plugin not loaded", group="flake8",
                      argv=[PY, "-c", FLAKE8_DRIVER, "without"] + f8 + paths))
     return rows
@@ -416,7 +422,7 @@ def main(argv=None):
     parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
     parser.add_argument("--skip", default="",
                         help="comma-separated row keys not to run: ast,libcst,j1_cold,jN_cold,"
-                             "warm,flake8_jax,flake8_with,flake8_without")
+                             "warm,flake8_jax,flake8_with,flake8_warm,flake8_without")
     parser.add_argument("--timeout", type=float, default=3600.0, help="per command, seconds")
     parser.add_argument("--no-snapshot", action="store_true",
                         help="run the live src/ instead of a copy taken at the start (by default "
@@ -506,6 +512,10 @@ def main(argv=None):
         fill = measure(warm_row["argv"], os.path.join(work, "fill.out"), ROOT, args.timeout)
         fill["findings"] = parse_findings(os.path.join(work, "fill.out"))
         print(f"  cache fill (a cold run that writes the cache): {fill['wall_s']:.1f} s", flush=True)
+    flake8_warm = next((r for r in rows if r["key"] == "flake8_warm" and "skipped" not in r), None)
+    if flake8_warm is not None:
+        filled = measure(flake8_warm["argv"], os.path.join(work, "fill-flake8.out"), ROOT, args.timeout)
+        print(f"  plugin cache fill (flake8 once): {filled['wall_s']:.1f} s", flush=True)
 
     active = [r for r in rows if "skipped" not in r]
     for rep in range(args.reps):
@@ -617,7 +627,7 @@ def summarise(rows, meta, lines, per_file, nonjax, profile, fill, corpus):
     reference = jax_runs[0][1] if jax_runs else []
     jax_only = sorted(f for f in reference if FINDING.match(f).group("code").startswith("JAX"))
     plugin = {"status": "SKIPPED"}
-    flake8_runs = [(f"{key}#{i + 1}", found) for key in ("flake8_jax", "flake8_with")
+    flake8_runs = [(f"{key}#{i + 1}", found) for key in ("flake8_jax", "flake8_with", "flake8_warm")
                    for i, found in enumerate(by_key[key].get("findings", []))]
     if jax_runs and flake8_runs:
         bad = [(name, found) for name, found in flake8_runs if found != jax_only]
@@ -659,6 +669,12 @@ def summarise(rows, meta, lines, per_file, nonjax, profile, fill, corpus):
         note += (f"; plugin alone in one process: {nonjax['all_files_s']:.1f} s over the corpus "
                  f"= {plugin_share:.3f}x flake8's cpu")
     target("flake8_plugin_overhead", overhead, note.lstrip("; "))
+    warm_overhead = None
+    if val("flake8_warm", "median_wall_s") and val("flake8_without", "median_wall_s"):
+        warm_overhead = val("flake8_warm", "median_wall_s") / val("flake8_without", "median_wall_s")
+    target("flake8_warm_overhead", warm_overhead,
+           f"cpu ratio {val('flake8_warm', 'median_cpu_s') / val('flake8_without', 'median_cpu_s'):.3f}"
+           if warm_overhead else "")
     target("nonjax_plugin_ms", nonjax.get("max_ms"),
            f"median {nonjax.get('median_ms', 0):.4f} ms over {nonjax.get('files', 0)} files"
            if "max_ms" in nonjax else "")

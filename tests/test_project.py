@@ -405,3 +405,33 @@ def test_a_finding_names_the_other_module_a_yield_is_in():
     [finding] = _json_findings(folder)
     assert finding["code"] == "JAX307" and "data.py:8" in finding["detail"] and "data.py:12" in finding["detail"], \
         finding["detail"]
+
+
+def test_flake8_keeps_results_in_the_cache_and_an_edit_of_another_module_reanalyses(tmp_path):
+    # The plugin answers an unchanged file from jaxlint's cache, and a cached answer depends on
+    # the modules its analysis read: editing the jitted step in m0.py changes the helper's finding.
+    folder = tmp_path / "p"
+    helper = _chain_project(folder, 1)
+    cache = tmp_path / "cache"
+
+    def flake8(*extra):
+        proc = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", f"--jaxlint-cache-dir={cache}",
+                               *extra, "."], cwd=folder, capture_output=True, text=True, timeout=300)
+        return {(line.split(":")[0].removeprefix("./"), int(line.split(":")[1]), line.split()[1])
+                for line in proc.stdout.splitlines() if ": JAX" in line}, proc
+
+    first, proc = flake8()
+    assert first == {(helper, 2, "JAX101")}, proc.stdout + proc.stderr
+    entries = {p.name: p.stat().st_mtime_ns for p in cache.rglob("*.json")}
+    assert entries, "the plugin wrote no cache entry"
+    again, _ = flake8()
+    assert again == first
+    assert {p.name: p.stat().st_mtime_ns for p in cache.rglob("*.json")} == entries   # all hits
+    # the jitted step now marks `n` static: the helper's condition is concrete
+    (folder / "chain" / "m0.py").write_text(
+        "import functools\n\nimport jax\nfrom chain.m1 import f1\n\n\n"
+        "@functools.partial(jax.jit, static_argnums=0)\ndef step(n):\n    return f1(n)\n")
+    after, proc = flake8()
+    assert after == set(), proc.stdout
+    uncached, _ = flake8("--jaxlint-no-cache")
+    assert uncached == set()
