@@ -137,14 +137,17 @@ def walk(tree):
         yield node
 
 
-def pruned_walk(tree, line_filter: LineFilter):
-    """Every node inside the statements that touch a relevant line (like ast.walk, pruned)."""
+def pruned_walk(tree, line_filter: LineFilter, expressions: bool = False):
+    """Every node inside the statements that touch a relevant line (like ast.walk, pruned).
+    `expressions`: prune expressions that touch none of those lines as well (for a search of
+    nodes that start or end on such a line: a call named there, not its arguments below)."""
     stack = [tree]
+    kinds = (ast.stmt, ast.expr) if expressions else ast.stmt
     while stack:
         node = stack.pop()
         yield node
         for child in child_nodes(node):
-            if isinstance(child, ast.stmt) and not line_filter.touches(child):
+            if isinstance(child, kinds) and not line_filter.touches(child):
                 continue
             stack.append(child)
 

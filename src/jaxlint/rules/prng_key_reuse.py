@@ -1,6 +1,7 @@
 """JAX401 prng-key-reuse."""
 
 import ast
+import re
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
@@ -129,7 +130,7 @@ def _reuses(analysis):
         return
     drawing = _drawing_functions(analysis, consumers.values())
     if drawing:
-        for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, set(drawing))):
+        for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, set(drawing)), expressions=True):
             if isinstance(node, ast.Call):
                 key = _consumed_key(analysis, node, drawing)
                 if key is not None:
@@ -218,10 +219,15 @@ def _consumed_key(analysis, call, drawing=None):
 def _sampler_calls(analysis) -> list:
     """(call, key Name node) of each jax.random call consuming a key, on the lines that name
     `random` (or an alias of jax.random)."""
-    words = {"random"} | {local for local, target in analysis.imports.aliases.items()
-                          if target.startswith("jax.random")}
+    aliases = {local for local, target in analysis.imports.aliases.items() if target.startswith("jax.random")}
+    lines = LineFilter(analysis.lines, {"random"} | aliases)
+    if lines.hits and "random" not in aliases:
+        # `random` is not jax.random here: only its lines that say `jax.random` or an alias
+        # count (`np.random.rand`, and prose about random numbers, do not)
+        named = re.compile(r"\bjax\s*\.\s*random\b" + "".join(rf"|\b{re.escape(a)}\b" for a in sorted(aliases)))
+        lines.hits = [i for i in lines.hits if named.search(analysis.lines[i - 1])]
     found = []
-    for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words)):
+    for node in pruned_walk(analysis.tree, lines, expressions=True):
         if isinstance(node, ast.Call):
             key = _consumed_key(analysis, node, {})
             if key is not None:
@@ -249,7 +255,7 @@ def _drawing_functions(analysis, consumers=None) -> dict:
         if not added:
             break
         found.update(added)
-        pending = [(node, key) for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, set(added)))
+        pending = [(node, key) for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, set(added)), expressions=True)
                    if isinstance(node, ast.Call) for key in [_consumed_key(analysis, node, added)] if key is not None]
     return found
 

@@ -72,7 +72,7 @@ class X64Truncation(Rule):
             words = words | {m.group(1) for i in hits for m in _BOUND.finditer(lines[i - 1])}
         model = analysis.model
         traced = {id(e.func.node) for e in analysis.entries if e.func is not None}
-        for node in pruned_walk(analysis.tree, LineFilter(lines, words)):
+        for node in pruned_walk(analysis.tree, LineFilter(lines, words), expressions=True):
             if not isinstance(node, ast.Call):
                 continue
             requested = self._requested(analysis, model, node, traced)
