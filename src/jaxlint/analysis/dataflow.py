@@ -19,7 +19,7 @@ from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.module import (FuncInfo, ModuleIndex, evaluate_literal, param_names, params_with_defaults,
                                      positional_params)
-from jaxlint.analysis.syntax import free_names, target_names, walk
+from jaxlint.analysis.syntax import LineFilter, free_names, target_names, walk
 from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.semantic import BindingKind
 from jaxlint.analysis.traced import shard_map_passthrough, unbatched_positions
@@ -110,6 +110,11 @@ class Env:
             self.vars[name] = value
 
 
+# `global n` / `nonlocal n` as statements (a `;` before one is too odd to matter): prose saying
+# "global" does not count
+_OUTER_DECLARATION = re.compile(r"\s*(?:global|nonlocal)\s+[A-Za-z_]")
+
+
 class ModuleFlow:
     """Shared state of the dataflow over one module: sinks, memo, budgets."""
 
@@ -134,6 +139,7 @@ class ModuleFlow:
         self.external = None         # a crossmodule.ProjectView: calls into other modules of the project
         self._shown = None
         self._attribute_reads = None  # attr -> [read on self/cls, read on another object]
+        self._declares_outer = None
 
     def read_on_objects_only(self, attr: str) -> bool:
         """Is `.attr` read in the module, and only on objects other than `self` (`box.cache`)?
@@ -149,6 +155,15 @@ class ModuleFlow:
                     seen[0 if on_self else 1] = True
         on_self, elsewhere = found.get(attr, (False, False))
         return elsewhere and not on_self
+
+    def declares_outer_names(self) -> bool:
+        """Does the module say `global` or `nonlocal` anywhere? (Most do not: then no function
+        needs its scope built to learn which names its stores rebind outside.)"""
+        if self._declares_outer is None:
+            lines = self.lines
+            self._declares_outer = lines is None or any(
+                _OUTER_DECLARATION.match(lines[i - 1]) for i in LineFilter(lines, ("global", "nonlocal")).hits or ())
+        return self._declares_outer
 
     def shown(self):
         """What the file shows about values (calls, defaults, factories), built on first use."""
@@ -256,8 +271,8 @@ class FunctionRun:
     def _declared_outer(self) -> set:
         """Names this function declares `global` or `nonlocal` (their stores outlive a trace)."""
         node = self.func.node if isinstance(self.func, FuncInfo) else None
-        if node is None:
-            return set()
+        if node is None or not self.flow.declares_outer_names():
+            return frozenset()
         where = self.flow.index.model.scope(node)
         return where.declared_global | where.declared_nonlocal
 
