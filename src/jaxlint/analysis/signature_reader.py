@@ -116,6 +116,10 @@ class SignatureReader:
             return None
         return self._varying_atom(sig.length, {id(loop) for loop in loops})
 
+    def varying_atom(self, dim, loops) -> Optional[Atom]:
+        """The atom that makes the int `dim` (see `dim`) change per iteration of one of `loops`."""
+        return None if dim is None else self._varying_atom(dim, {id(loop) for loop in loops})
+
     def _varying_atom(self, dim, loop_ids) -> Optional[Atom]:
         """The atom that makes `dim` change per iteration of one of the loops: the only atom of
         that loop in it (two, like `stop - start` of one loop, may change together)."""

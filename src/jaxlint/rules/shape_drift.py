@@ -4,8 +4,10 @@ import ast
 
 from jaxlint.analysis.call_order import describe_loop
 from jaxlint.analysis.semantic import enclosing_statement
+from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.signature_reader import reader_for
-from jaxlint.analysis.signatures import leaves, path_text, poly_atoms, poly_eval, poly_text, shape_text
+from jaxlint.analysis.signatures import MORE, leaves, path_text, poly_atoms, poly_eval, poly_text, shape_text
+from jaxlint.analysis.syntax import text_of
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 
@@ -65,6 +67,7 @@ class ShapeDrift(Rule):
         candidates = []
         for site in analysis.jit_calls():
             if not site.loops:
+                yield from self._through_callers(analysis, site)
                 continue
             reader = reader_for(analysis, site.scope)
             for param, arg in site.args.items():
@@ -91,6 +94,66 @@ class ShapeDrift(Rule):
                 continue
             yield Finding(code=self.code, line=where[0], col=where[1], function=site.entry.name, param=param,
                           **_message(analysis, site, param, varying, sig, reader))
+
+
+    def _through_callers(self, analysis, site):
+        """A jitted call in a helper, outside any loop, whose argument's shape is built from a
+        parameter of the helper (`f = jnp.linspace(lo, hi, n_bins)`), while the helper's callers
+        in the file pass that parameter a value that changes per iteration of their loop."""
+        info = analysis.index.by_node.get(id(site.scope)) if site.scope is not None else None
+        if info is None or info.cls is not None:
+            return
+        params = set(info.params)
+        reader = reader_for(analysis, site.scope)
+        shown = analysis.shown
+        for param, arg in site.args.items():
+            if param in site.entry.static:
+                continue
+            sig = reader.sig_at(arg.node, site.node)
+            if sig is None:
+                continue
+            dims = [(path, i, dim) for path, leaf in leaves(sig) for i, dim in enumerate(leaf.shape or ())
+                    if dim is not None and dim is not MORE and poly_atoms(dim) and poly_atoms(dim) <= params]
+            if len(dims) != 1 or len(poly_atoms(dims[0][2])) != 1:
+                continue           # one dimension, from one parameter: what a caller's value decides
+            path, index, dim = dims[0]
+            name = next(iter(poly_atoms(dim)))
+            if analysis.model.scope(site.scope).assigns(name, definitions=False):
+                continue           # rebound in the helper: not (only) what the caller passes
+            for call, skip in shown.callers(info):
+                loops = analysis.parents.loops_of(call)
+                scope = analysis.parents.scope_of(call)
+                if not loops or scope is site.scope:
+                    continue
+                bound = shown.bind(info, call, Ctx(scope, call.lineno), skip_self=skip)
+                passed = dict(bound or ()).get(name)
+                if passed is None or passed[1].line != call.lineno:
+                    continue       # left at its default
+                caller = reader_for(analysis, scope)
+                atom = caller.varying_atom(caller.dim(passed[0], enclosing_statement(analysis.parents, call)),
+                                           loops)
+                if atom is None or atom.values is not None and len(set(atom.values)) < 2:
+                    continue
+                changing = loops.index(atom.loop) if atom.loop in loops else None
+                if changing is None or any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+                                           for loop in loops[changing + 1:]):
+                    continue       # an inner loop calls it again with each shape: a sweep
+                leaf = dict(leaves(sig))[path]
+                shown_name = path_text(param, path)
+                count = f"{len(set(atom.values))} compiles, one per value" if atom.values is not None \
+                    else "one compile per distinct value, without bound"
+                yield Finding(
+                    code=self.code, line=site.node.lineno, col=site.node.col_offset,
+                    function=site.entry.name, param=param,
+                    message=f"jitted `{site.entry.name}` gets `{shown_name}` in a new shape on each call "
+                            f"of `{info.name}`",
+                    detail=(f"`{site.entry.name}` is called in `{info.name}` with `{shown_name}` = "
+                            f"`{leaf.origin}` of shape {shape_text(leaf.shape, reader.atoms)}, and "
+                            f"`{info.name}` is called at line {call.lineno}, in {describe_loop(atom.loop)}, with "
+                            f"`{name}` = `{text_of(passed[0])}`, {atom.reason}: each new shape traces and "
+                            f"compiles `{site.entry.name}` again ({count}). Fix: pad or bucket the size to "
+                            f"a few fixed values and pass a mask, or build the array once at its largest size"))
+                break
 
 
 def _message(analysis, site, param, varying, sig, reader) -> dict:
