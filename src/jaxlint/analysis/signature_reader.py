@@ -26,8 +26,9 @@ from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.semantic import (LOOP_STATEMENTS, BindingKind, ReachKind, Scope, comprehension_target,
                                        enclosing_statement)
 from jaxlint.analysis.shown import Ctx
-from jaxlint.analysis.signatures import (MORE, Atom, Leaf, Opaque, Tree, leaves, poly_add, poly_atom, poly_atoms,
-                                         poly_const, poly_mul, poly_value)
+from jaxlint.analysis.signatures import (MORE, Atom, Leaf, Opaque, Tree, dtype_difference, leaves, poly_add,
+                                         poly_atom, poly_atoms, poly_const, poly_mul, poly_value,
+                                         structure_difference)
 
 _MAX_DEPTH = 16
 # Casts to the default dtypes are often defensive (`idx.astype(jnp.int32)` of what is int32
@@ -296,9 +297,40 @@ class SignatureReader:
             return None
         if reach.kind in (ReachKind.SELF, ReachKind.CARRIED) and node.id in self.carried:
             return self.carried[node.id]
+        if reach.kind in (ReachKind.SELF, ReachKind.CARRIED):
+            steady = self._steady_sig(node, reach)
+            if steady is not None:
+                return steady
         if reach.kind is ReachKind.SELF:
             return self._accumulated(node, reach)
         return None
+
+    def _steady_sig(self, node, reach):
+        """A name the loop around the use rebinds (`avg = step(avg, v)`), when what it is bound to
+        before the loop and what each rebinding makes of that have one kind, shape and dtype: that
+        signature, at every iteration. None when an iteration changes it (growth, a new dtype:
+        what the drift rules look at) or a rebinding cannot be read."""
+        binding = reach.binding
+        if binding is None or binding.value is None or reach.loop is None:
+            return None
+        loop_path = self.bindings.path_of.get(id(reach.loop))
+        if loop_path is None or not reach.later:
+            return None
+        first = self.sig(binding.value, binding.stmt)
+        if first is None or isinstance(first, Opaque):
+            return None
+        for later in reach.later:
+            if later.path != loop_path + ((reach.loop, "body"),) or later.kind is BindingKind.LOOP_TARGET \
+                    or later.value is None:
+                return None
+            once = SignatureReader(self.analysis, self.scope)
+            once.carried = {node.id: first}
+            second = once.binding_sig(later)
+            self.atoms.update(once.atoms)
+            if second is None or structure_difference(first, second) or dtype_difference(first, second) \
+                    or [leaf.shape for _, leaf in leaves(first)] != [leaf.shape for _, leaf in leaves(second)]:
+                return None
+        return first
 
     def binding_sig(self, binding):
         """The signature of what one binding binds: its value, or its element of an unpacked
@@ -386,7 +418,8 @@ class SignatureReader:
             sigs = [self.sig(e, stmt) for e in iterable.elts]
             if all(s is not None and s == sigs[0] for s in sigs):
                 return sigs[0]
-        return None
+            return None
+        return _row_of(self.sig(iterable, stmt), iterable)      # an array's rows, a list's element
 
     def _dict_sig(self, pairs, stmt, node):
         keys = []
