@@ -1501,7 +1501,8 @@ class FunctionRun:
                          bound=(list(before) + list(args[1:]), {**before_kw, **kwargs}), extra=inner.extra)
             return UNKNOWN_V
         if qual in api.CALL_THROUGH_WRAPPERS:
-            if args and (args[0].state in (FUNC, WRAPPED) or qual in api.DIFF_WRAPPERS and args[0].state == UNKNOWN):
+            if args and (args[0].state in (FUNC, WRAPPED) or qual in api.DIFF_WRAPPERS and args[0].state == UNKNOWN
+                         or self._call_method(args[0]) is not None):    # `jax.vmap(model)`
                 return V(WRAPPED, wrapper=qual, extra=(args[0], n.keywords, n.args[1:]))
             if args and args[0].state == STATIC:
                 return UNKNOWN_V
@@ -1809,6 +1810,8 @@ class FunctionRun:
             inner, keywords, positional_options = callee.extra
             wrapper = callee.wrapper
             if inner.state not in (FUNC, WRAPPED):
+                inner = self._call_method(inner) or inner     # `jax.vmap(model)`: its `__call__`
+            if inner.state not in (FUNC, WRAPPED):
                 if wrapper in api.DIFF_WRAPPERS and self.tracing:
                     # a derivative of traced values is traced, whatever the function (one of
                     # another module, a parameter): its body need not be known
@@ -1850,20 +1853,18 @@ class FunctionRun:
         if callee.state == vals.CLASS and transform is None:
             return self.construct(n, callee.cls, args, kwargs)
         if callee.state == vals.OBJECT and transform is None:
-            method = self.flow.index.lookup_method(callee.cls, "__call__")
-            if method is not None and method.method_kind == "instance":
-                return self.call_value(n, self.method_value(method, callee.cls, callee, True), args, kwargs)
-            return UNKNOWN_V
+            bound = self._call_method(callee)
+            return self.call_value(n, bound, args, kwargs) if bound is not None else UNKNOWN_V
         if callee.state != FUNC or callee.func is None:
             jitted = self._jitted_for_name(n)
             if jitted is not None:
                 return self.call_jitted(n, jitted, args, kwargs)
-            if callee.state == TRACED and callee.cls is not None and transform is None:
+            if callee.state == TRACED and transform is None:
                 # a traced pytree of a class of the file called (`model(x)` with `model: MLP`
                 # under jit): its `__call__`, as `model.__call__(x)` reads
-                method = self.flow.index.lookup_method(callee.cls, "__call__")
-                if method is not None and method.method_kind == "instance" and self.flow.jitted_def(method) is None:
-                    return self.call_value(n, self.method_value(method, callee.cls, callee, True), args, kwargs)
+                bound = self._call_method(callee)
+                if bound is not None:
+                    return self.call_value(n, bound, args, kwargs)
             return UNKNOWN_V
         if callee.bound is not None:
             bound_args, bound_kwargs = callee.bound
@@ -1874,6 +1875,17 @@ class FunctionRun:
         if jitted is not None and transform is None and (jitted.func is func or jitted.lam is func):
             return self.call_jitted(n, jitted, args, kwargs)
         return self.analyse_callee(n, func, callee, args, kwargs, transform)
+
+    def _call_method(self, obj: V) -> Optional[V]:
+        """The bound `__call__` of an object of a class of the file (a plain object, or a traced
+        pytree such as an equinox Module), when the class defines one that is not jitted itself."""
+        if obj.cls is None or obj.state not in (vals.OBJECT, TRACED):
+            return None
+        method = self.flow.index.lookup_method(obj.cls, "__call__")
+        if method is None or method.method_kind != "instance" or \
+                obj.state == TRACED and self.flow.jitted_def(method) is not None:
+            return None
+        return self.method_value(method, obj.cls, obj, True)
 
     def _jitted_for_name(self, n):
         """The jit entry a called name stands for: the name must be the one the entry binds

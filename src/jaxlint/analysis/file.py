@@ -24,7 +24,7 @@ from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
-from jaxlint.analysis.semantic import BindingKind, SemanticModel
+from jaxlint.analysis.semantic import BindingKind, ReachKind, SemanticModel
 from jaxlint.analysis.shown import Shown
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import Leaf
@@ -811,7 +811,15 @@ class Analysis:
         which reaching `call` is such a call), else None."""
         values = [arg]
         if isinstance(arg, ast.Name):
-            values = self.values_at(arg.id, call, self.parents.scope_of(call)) or []
+            scope = self.parents.scope_of(call)
+            values = self.values_at(arg.id, call, scope)
+            if values is None:
+                # `model, loss = step(model, x)` in a loop: the first iteration passes what the
+                # name holds before the loop, and that call's trace is the first one
+                model = self.model
+                reach = model.scope(scope).reach(arg.id, arg, model.statement_of(call))
+                values = [reach.binding.value] if reach.kind in (ReachKind.CARRIED, ReachKind.SELF) \
+                    and reach.binding is not None and reach.binding.value is not None else []
         classes = {id(cls): cls for cls in (self.index.class_named(v.func) if isinstance(v, ast.Call) else None
                                             for v in values)}
         return next(iter(classes.values())) if len(classes) == 1 else None
