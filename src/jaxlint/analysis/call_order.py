@@ -110,6 +110,9 @@ def _loop_variants(analysis, reader, site, param, node):
     if comp is not None:
         if isinstance(comp[1].target, ast.Name):
             yield from _literal_variants(reader, site, param, node, comp[1].iter, stmt, comp[0])
+        index = _target_index(comp[1].target, node.id)
+        if index is not False:
+            yield from _appended_variants(analysis, reader, site, param, comp[1], stmt, index)
         return
     reach = reader.bindings.reach(node.id, node, stmt)
     if reach.kind is ReachKind.BOUND and reach.binding is not None and isinstance(reach.binding.value, ast.IfExp):
@@ -134,6 +137,74 @@ def _loop_variants(analysis, reader, site, param, node):
     elif reach.kind is ReachKind.LOOPVAR and isinstance(reach.loop.target, ast.Name):
         yield from _literal_variants(reader, site, param, node, reach.loop.iter, reach.binding.stmt, reach.loop)
         yield from _yielded_variants(reader, site, param, node, reach.loop.iter, reach.binding.stmt, reach.loop)
+        yield from _appended_variants(analysis, reader, site, param, reach.loop, reach.loop, None)
+    elif reach.kind is ReachKind.LOOPVAR and _target_index(reach.loop.target, node.id) is not False:
+        yield from _appended_variants(analysis, reader, site, param, reach.loop, reach.loop,
+                                      _target_index(reach.loop.target, node.id))
+
+
+def _target_index(target, name):
+    """None for a loop target that is `name`, i for `a, name, c`, False otherwise."""
+    if isinstance(target, ast.Name):
+        return None if target.id == name else False
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        names = [e.id for e in target.elts]
+        if names.count(name) == 1:
+            return names.index(name)
+    return False
+
+
+def _appended_variants(analysis, reader, site, param, loop, stmt, index):
+    """A loop over a list that an earlier loop filled with `.append(...)`, where what it appended
+    (or its element `index` of an appended tuple: `batches.append((x, mask))`) was bound to
+    `a if cond else b` with `cond` reading that loop's variable: the list holds both structures."""
+    iterable = loop.iter
+    if not isinstance(iterable, ast.Name):
+        return
+    where = reader.bindings.reach(iterable.id, iterable, stmt)
+    if where.kind is not ReachKind.BOUND or not isinstance(getattr(where.binding, "value", None), ast.List):
+        return
+    for mutation in reader.bindings.mutated(iterable.id):
+        call = mutation.node
+        if mutation.method != "append" or not isinstance(call, ast.Call) or len(call.args) != 1:
+            continue
+        element = call.args[0]
+        if index is not None:
+            if not isinstance(element, ast.Tuple) or len(element.elts) != len(loop.target.elts):
+                continue
+            element = element.elts[index]
+        stmt = enclosing_statement(analysis.parents, call)
+        binding = None
+        if isinstance(element, ast.Name) and stmt is not None:
+            found = reader.bindings.reach(element.id, element, stmt)
+            if found.kind is ReachKind.BOUND and found.binding is not None and isinstance(found.binding.value, ast.IfExp):
+                binding = found.binding
+        if binding is None:
+            continue
+        filling = [anc for anc in analysis.parents.loops_of(call) if isinstance(anc, LOOP_STATEMENTS)]
+        if not filling or not _reads_loop(reader, binding.value.test, binding.stmt, filling):
+            continue
+        value = binding.value
+        change = _variant_change(site, param, reader.sig(value.body, binding.stmt),
+                                 reader.sig(value.orelse, binding.stmt),
+                                 f"for the items appended when `{_text(value.test)}` holds "
+                                 f"(`{_text(value.body)}`, line {binding.line})",
+                                 f"for the other items of `{iterable.id}`, appended at line {call.lineno} by "
+                                 f"{describe_loop(filling[-1])}")
+        if change is not None:
+            yield change
+            return
+
+
+def _reads_loop(reader, test, stmt, loops) -> bool:
+    """Does `test` read the variable of one of `loops`, or a value one of them carries?"""
+    for name in ast.walk(test):
+        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load):
+            reach = reader.bindings.reach(name.id, name, stmt)
+            if reach.kind in (ReachKind.LOOPVAR, ReachKind.CARRIED, ReachKind.SELF) and \
+                    any(reach.loop is loop for loop in loops):
+                return True
+    return False
 
 
 def _yielded_variants(reader, site, param, node, iterable, stmt, loop):
