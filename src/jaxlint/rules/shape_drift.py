@@ -70,12 +70,7 @@ class ShapeDrift(Rule):
                 yield from self._through_callers(analysis, site)
                 continue
             reader = reader_for(analysis, site.scope)
-            for param, arg in site.args.items():
-                if param in site.entry.static:
-                    continue
-                sig = reader.sig_at(arg.node, site.node)
-                if sig is None:
-                    continue
+            for param, sig in _argument_sigs(site, reader):
                 shapes = dict(leaves(sig))
                 varying = [(path, index, atom) for path, index, atom in reader.varying_atoms(sig, site.loops)
                            if index is None or _distinct_sizes(shapes[path].shape[index], atom, reader) != 1]
@@ -106,12 +101,7 @@ class ShapeDrift(Rule):
         params = set(info.params)
         reader = reader_for(analysis, site.scope)
         shown = analysis.shown
-        for param, arg in site.args.items():
-            if param in site.entry.static:
-                continue
-            sig = reader.sig_at(arg.node, site.node)
-            if sig is None:
-                continue
+        for param, sig in _argument_sigs(site, reader):
             dims = [(path, i, dim) for path, leaf in leaves(sig) for i, dim in enumerate(leaf.shape or ())
                     if dim is not None and dim is not MORE and poly_atoms(dim) and poly_atoms(dim) <= params]
             if len(dims) != 1 or len(poly_atoms(dims[0][2])) != 1:
@@ -154,6 +144,15 @@ class ShapeDrift(Rule):
                             f"compiles `{site.entry.name}` again ({count}). Fix: pad or bucket the size to "
                             f"a few fixed values and pass a mask, or build the array once at its largest size"))
                 break
+
+
+def _argument_sigs(site, reader):
+    """(parameter, signature) of each traced argument of a jitted call whose signature is read."""
+    for param, arg in site.args.items():
+        if param not in site.entry.static:
+            sig = reader.sig_at(arg.node, site.node)
+            if sig is not None:
+                yield param, sig
 
 
 def _message(analysis, site, param, varying, sig, reader) -> dict:
