@@ -70,6 +70,21 @@ def test_folder_walk_finds_notebooks_and_skips_checkpoints(tmp_path, capsys):
     assert "nb.ipynb:cell_1:4:12: JAX104" in out and "checkpoint" not in out
 
 
+def test_verbose_notes_name_cells_as_findings_do(tmp_path, capsys):
+    # a note about a loop in the second code cell says `cell_2:1`, not the joined module's line
+    path = notebook(tmp_path, [
+        cell("import jax\nimport jax.numpy as jnp\nimport tensorflow_datasets as tfds\n\n"
+             "@jax.jit\ndef step(w, xb):\n    return w + xb.sum()\n"),
+        cell("builder = tfds.builder('glue/sst2')\n"
+             "names = [str(i) for i in range(builder.info.features['label'].num_classes)]\n"
+             "for i in range(0, len(names), 100):\n    w = step(0.0, jnp.ones(len(names[i:i + 100])))\n")])
+    main(["check", "--no-cache", "--verbose", str(path)])
+    err = capsys.readouterr().err
+    notes = [line for line in err.splitlines() if "note: JAX303" in line]
+    assert notes and all("cell_2:3" in line and "cell_2:1" in line and "line" not in line.split("note:")[1][:40]
+                         for line in notes), err
+
+
 def test_ipython_lines_become_pass_and_keep_positions():
     assert python_lines("%time f()\nx = !ls\n  !echo\nobj?\n??obj\ny = 1\n") == [
         "pass", "pass", "  pass", "pass", "pass", "y = 1"]

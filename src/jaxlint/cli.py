@@ -324,6 +324,7 @@ def check_once(args) -> int:
     if args.verbose:
         for report in reports:
             for note in getattr(report.result, "notes", ()) or ():
+                note = report.cells.relabel(note) if report.cells else note   # a notebook's cell_K:M
                 print(f"{report.path}: note: {note}", file=sys.stderr)
     for error in errors:    # for people reading the log; machine formats also carry them
         if args.format in ("json", "sarif") or args.statistics or error.code != "E999" \
