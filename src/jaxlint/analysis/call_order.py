@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from jaxlint.analysis.semantic import LOOP_STATEMENTS, BindingKind, ReachKind, comprehension_target, enclosing_statement
-from jaxlint.analysis.signature_reader import SignatureReader, reader_for
+from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import Leaf, dtype_difference, structure_difference
 
 STRUCTURE, DTYPE = "structure", "dtype"
@@ -127,7 +127,7 @@ def _loop_variants(analysis, reader, site, param, node):
             if later.path != loop_path + ((reach.loop, "body"),) or later.kind is BindingKind.LOOP_TARGET \
                     or (later.value is None and later.kind is not BindingKind.UNPACKED):
                 continue          # rebound only on some iterations, or in a nested block
-            second = _rebound_sig(analysis, reader, later, node.id, first)
+            second = reader.rebound_sig(later, node.id, first)
             change = _variant_change(site, param, first, second,
                                      f"in the first iteration (`{node.id}` bound at line {reach.binding.line})",
                                      f"`{node.id}` rebound at line {later.line}, seen from the second iteration on")
@@ -250,18 +250,6 @@ def _conditional_variants(analysis, reader, site, param, node, binding):
                              f"{describe_loop(loops[-1])}")
     if change is not None:
         yield change
-
-
-def _rebound_sig(analysis, reader, later, name, first):
-    """What a rebinding in the loop binds the first time it runs: `lr = decay(lr)` reads the
-    value bound before the loop there."""
-    if first is None:
-        return reader.binding_sig(later)
-    once = SignatureReader(analysis, reader.scope)
-    once.carried = {name: first}
-    found = once.binding_sig(later)
-    reader.atoms.update(once.atoms)
-    return found
 
 
 def _literal_variants(reader, site, param, node, iterable, stmt, loop):

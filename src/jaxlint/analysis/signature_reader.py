@@ -85,6 +85,7 @@ class SignatureReader:
         self.atoms: dict = {}            # atom key -> Atom
         self.params = params or {}
         self.carried: dict = {}          # name -> signature it holds when entering the loop body
+        self._steady: dict = {}           # (name, id(binding before the loop)) -> _steady_sig's answer
         self._depth = 0
 
     # -- entry points ----------------------------------------------------------------------------
@@ -313,6 +314,14 @@ class SignatureReader:
         binding = reach.binding
         if binding is None or binding.value is None or reach.loop is None:
             return None
+        key = (node.id, id(binding))
+        if key not in self._steady:      # every read of the name in the loop asks the same
+            self._steady[key] = None     # (and a rebinding that reads it asks again: not steady)
+            self._steady[key] = self._steady_uncached(node, reach)
+        return self._steady[key]
+
+    def _steady_uncached(self, node, reach):
+        binding = reach.binding
         loop_path = self.bindings.path_of.get(id(reach.loop))
         if loop_path is None or not reach.later:
             return None
@@ -323,14 +332,22 @@ class SignatureReader:
             if later.path != loop_path + ((reach.loop, "body"),) or later.kind is BindingKind.LOOP_TARGET \
                     or later.value is None:
                 return None
-            once = SignatureReader(self.analysis, self.scope)
-            once.carried = {node.id: first}
-            second = once.binding_sig(later)
-            self.atoms.update(once.atoms)
+            second = self.rebound_sig(later, node.id, first)
             if second is None or structure_difference(first, second) or dtype_difference(first, second) \
                     or [leaf.shape for _, leaf in leaves(first)] != [leaf.shape for _, leaf in leaves(second)]:
                 return None
         return first
+
+    def rebound_sig(self, later, name, first):
+        """What a rebinding in a loop binds the first time it runs (`lr = decay(lr)` reads there
+        the value `first` that `name` held before the loop)."""
+        if first is None:
+            return self.binding_sig(later)
+        once = SignatureReader(self.analysis, self.scope)
+        once.carried = {name: first}
+        found = once.binding_sig(later)
+        self.atoms.update(once.atoms)
+        return found
 
     def binding_sig(self, binding):
         """The signature of what one binding binds: its value, or its element of an unpacked
