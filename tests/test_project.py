@@ -3,6 +3,7 @@ module boundaries (against the `# expect:` comments of small projects under test
 
 from __future__ import annotations
 
+import ast
 import collections
 import importlib.util
 import os
@@ -435,3 +436,55 @@ def test_flake8_keeps_results_in_the_cache_and_an_edit_of_another_module_reanaly
     assert after == set(), proc.stdout
     uncached, _ = flake8("--jaxlint-no-cache")
     assert uncached == set()
+
+
+def test_a_file_changed_while_the_run_waits_is_analysed_as_it_is_and_not_cached(tmp_path, monkeypatch):
+    # A pending file holds only the size and hash of the bytes its cache key was computed from,
+    # and is read again when its turn comes; if it changed meanwhile, the new text is analysed
+    # and its result is not stored under the key of the old text.
+    from jaxlint import runner
+    from jaxlint.cache import Cache
+    from jaxlint.config import Config
+    path = tmp_path / "step.py"
+    old = "import jax\n\n@jax.jit\ndef f(x, n):\n    if n > 0:\n        return x\n    return -x\n"
+    path.write_text(old)
+    new = old.replace("    if n > 0:\n        return x\n    return -x\n", "    return x * n\n")
+    read_again = runner._read_again
+
+    def edited_meanwhile(item):
+        path.write_text(new)
+        return read_again(item)
+
+    monkeypatch.setattr(runner, "_read_again", edited_meanwhile)
+    cache = Cache(str(tmp_path / "cache"))
+    [report] = runner.run([(str(path), Config())], jobs=1, cache=cache)
+    assert [f.code for f in report.result.findings] == []             # what the file holds now
+    monkeypatch.setattr(runner, "_read_again", read_again)
+    path.write_text(old)
+    [again] = runner.run([(str(path), Config())], jobs=1, cache=cache)
+    assert [f.code for f in again.result.findings] == ["JAX101"]      # not the stale result
+    assert cache.hits == 0
+
+
+def test_another_module_asked_again_is_read_once_per_analysis(tmp_path):
+    # More modules asked than the shared cache keeps: each is still analysed once for the file
+    # asking (a file that rotates through them used to re-read every module at every question).
+    from jaxlint.analysis import file as file_analysis
+    from jaxlint.analysis.file import Analysis
+    from jaxlint.project import project_at
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    helpers = []
+    for k in range(file_analysis.MAX_MODULES + 2):
+        helper = tmp_path / f"helper{k}.py"
+        helper.write_text(f"def value():\n    return {k}\n")
+        helpers.append(str(helper))
+    main = tmp_path / "main.py"
+    text = "import jax\n" + "".join(f"from helper{k} import value as v{k}\n" for k in range(len(helpers)))
+    main.write_text(text)
+    analysis = Analysis(ast.parse(text), str(main), lines=text.splitlines(), project=project_at(str(tmp_path)))
+    first = [analysis.other_module(path) for path in helpers]
+    again = [analysis.other_module(path) for path in helpers]
+    assert all(a is not None and a is b for a, b in zip(first, again))
+    assert len(analysis.read_modules) == len(helpers)
+    pathlib.Path(helpers[0]).write_text("def value():\n    return 10\n\n\nX = 1\n")
+    assert analysis.other_module(helpers[0]) is not first[0]         # the file changed: read anew

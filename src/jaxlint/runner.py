@@ -90,12 +90,12 @@ def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
             continue
         miss = _from_cache(report, data, cache)
         if miss is not None:
-            pending.append(miss)
+            pending.append(_deferred(miss))
     meter = Progress(len(pending)) if progress else None
     done = [r.result for r in reports if r.result.outgoing]      # answered from the cache
     for (report, key, _), payload in _analyse_importers_first(pending, done, jobs, meter):
         report.result, report.cells = decode(report.path, payload)
-        if cache and not report.result.internal_error:
+        if cache and key is not None and not report.result.internal_error:
             cache.put(os.path.abspath(report.path), key, payload)
     if meter:
         meter.close()
@@ -150,6 +150,7 @@ def _analyse_importers_first(pending, done, jobs, meter):
     ready.reverse()                     # a stack: the first unit of `order` on top
 
     def task_of(i):
+        pending[i] = _read_again(pending[i])
         report, key, task = pending[i]
         wanted = calls.get(os.path.abspath(report.path))
         if wanted and len(task) == 4 and task[3]:
@@ -189,6 +190,7 @@ def _analyse_importers_first(pending, done, jobs, meter):
                                 meter.update(len(pending) - len(left))
                             finished(i, payload)
                             yield pending[i], payload
+                            pending[i] = _released(pending[i])
             return
         except (concurrent.futures.process.BrokenProcessPool, OSError):
             # a worker died (memory?): finish in this process, what is left in the same order
@@ -201,6 +203,44 @@ def _analyse_importers_first(pending, done, jobs, meter):
                 meter.update(len(pending) - len(left))
             finished(i, payload)
             yield pending[i], payload
+            pending[i] = _released(pending[i])
+
+
+class _Unread(tuple):
+    """In a pending task, instead of the file's bytes: (size, hash) of the bytes its cache key
+    was computed from. The bytes of every file waiting in a run would otherwise be held at once
+    (the size of the linted tree, at the run's peak); each is read again when its turn comes."""
+
+
+def _deferred(item) -> tuple:
+    report, key, task = item
+    data = task[1]
+    if isinstance(data, bytes) and not task[0].endswith(".ipynb"):
+        task = task[:1] + (_Unread((len(data), hash(data))),) + task[2:]
+    return report, key, task
+
+
+def _read_again(item) -> tuple:
+    """The task with its file's bytes read again. Bytes that differ from those the cache key was
+    computed from (the file changed meanwhile) are analysed, and the result is not cached (key
+    None): it would be stored under the key of the other content."""
+    report, key, task = item
+    stamp = task[1]
+    if not isinstance(stamp, _Unread):
+        return item
+    try:
+        data = read_file(task[0])
+    except SourceError:
+        data = b""
+    if (len(data), hash(data)) != stamp:
+        key = None
+    return report, key, task[:1] + (data,) + task[2:]
+
+
+def _released(item) -> tuple:
+    """A finished (report, key, task) without the file's bytes, which it no longer needs."""
+    report, key, task = item
+    return report, key, task[:1] + (None,) + task[2:]
 
 
 _BATCH = 4      # files sent to a worker at once: fewer round trips, little waiting at the end
@@ -225,7 +265,7 @@ def _importers_first(pending) -> tuple:
         project = _project(task[3])
         if project is None:
             continue
-        for dotted in project.imports_of(full, task[1]).values():
+        for dotted in project.imports_of(full, None if isinstance(task[1], _Unread) else task[1]).values():
             name = project.absolute(dotted, full)
             while name:                          # `pkg.ops.clip`: the module `pkg.ops`
                 path = project.module_path(name)

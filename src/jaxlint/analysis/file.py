@@ -90,7 +90,8 @@ class Analysis:
         self._shown = None
         self._jit_calls = None
         self.notes: list = []          # what a rule chose not to report, and why (--verbose)
-        self.read_modules: dict = {}   # id -> analyses of other modules asked (module_analysis)
+        self.read_modules: dict = {}   # path -> analysis of another module asked (module_analysis)
+        self._read_versions: dict = {}  # path -> the version (mtime, size) of the file it read
         if project is not None:
             self.flow.external = ProjectView(project, path, tree)
             self.flow.external.depends = self.depends
@@ -254,10 +255,16 @@ class Analysis:
         when the file cannot be read."""
         if self.project is None:
             return None
+        from jaxlint.project import version
+        full = os.path.abspath(path)
+        other = self.read_modules.get(full)
+        if other is not None and self._read_versions.get(full) == version(full):
+            return other        # asked again: the same analysis, not a new one per question
         other = module_analysis(self.project, path, self.config)
-        self.depends[os.path.abspath(path)] = file_digest(path)
+        self.depends[full] = file_digest(path)
         if other is not None:
-            self.read_modules[id(other)] = other
+            self.read_modules[full] = other
+            self._read_versions[full] = version(full)
         return other
 
     def all_depends(self) -> dict:
