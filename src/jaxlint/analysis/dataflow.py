@@ -140,6 +140,16 @@ class ModuleFlow:
         self._shown = None
         self._attribute_reads = None  # attr -> [read on self/cls, read on another object]
         self._declares_outer = None
+        self._outside: dict = {}      # id -> an OBJECT value made before the trace (a bound `self`)
+
+    def made_outside(self, value: V) -> V:
+        """Mark an object value as one the trace did not create (a jitted bound method's `self`):
+        what a traced function stores into it outlives the trace. Returns the value."""
+        self._outside[id(value)] = value        # held, so that the id stays its own
+        return value
+
+    def is_outside(self, value: Optional[V]) -> bool:
+        return value is not None and self._outside.get(id(value)) is value
 
     def read_on_objects_only(self, attr: str) -> bool:
         """Is `.attr` read in the module, and only on objects other than `self` (`box.cache`)?
@@ -294,7 +304,8 @@ class FunctionRun:
                 return
             name = name or root.id
             if root.id == "self" and self.self_value is not None:
-                if self.self_value.traced or self.self_value.state == vals.OBJECT:
+                if self.self_value.traced or self.self_value.state == vals.OBJECT \
+                        and not self.flow.is_outside(self.self_value):
                     return      # a pytree self, or an object made in the trace: a temporary
             elif self.env.is_local(root.id) or root.id not in self.flow.index.module_names \
                     and not self._free_of_eager_scope(root.id):
@@ -539,7 +550,8 @@ class FunctionRun:
                 self.check_leak(target, target.value, value, "assignment")   # `CACHE[k] = v` at module level
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                     and target.value.id == "self" and (self.flow.read_on_objects_only(target.attr) or (
-                        self.self_value is not None and self.self_value.state == STATIC)):
+                        self.self_value is not None and self.self_value.state == STATIC)
+                        or self.flow.is_outside(self.self_value)):
                 # `self.cache = out` read as `box.cache`, or any attribute of a static `self`
                 # (`static_argnums=0`): the object outlives the trace
                 self.check_leak(target, target.value, value, "assignment", name=f"self.{target.attr}")

@@ -836,8 +836,15 @@ class Analysis:
         class) it was taken from, when the file shows which class that is."""
         if entry.self_class is None:
             return vals.UNKNOWN_V
-        kind = vals.CLASS if entry.func.method_kind == "class" else vals.OBJECT
-        return vals.V(kind, cls=entry.self_class)
+        if entry.func.method_kind == "class":
+            return vals.V(vals.CLASS, cls=entry.self_class)
+        receiver = vals.V(vals.OBJECT, cls=entry.self_class)
+        cls = entry.self_class
+        if self.is_plain_class(cls) and not (cls.dataclass or {}).get("frozen"):
+            # `jax.jit(obj.method)`: the object was made before the trace and outlives it (a
+            # pytree or frozen object would be traced, or refuse the store)
+            self.flow.made_outside(receiver)
+        return receiver
 
     @staticmethod
     def _closure_scope(entry: TracedEntry):
