@@ -162,10 +162,12 @@ class Analysis:
                 candidates.extend((call, entry, skips_self) for call, skips_self in self.call_sites.get(id(entry), []))
             candidates.extend((call, entry, False) for call, entry in self._foreign_calls())
             traced_defs = {id(e.node) for e in self.entries}
+            eager = self.eagerly_differentiated_defs()
             found = []
             for call, entry, skips_self in candidates:
                 scope = self.parents.scope_of(call)
-                if scope is not None and (id(scope) in traced_defs or id(scope) in self.traced_only_defs()):
+                if scope is not None and (id(scope) in traced_defs or id(scope) in self.traced_only_defs()) \
+                        and id(scope) not in eager:
                     continue      # called while tracing another function: inlined, no compile
                 site = calls.map_call(call, entry, skips_self)
                 site.scope = scope
@@ -374,6 +376,19 @@ class Analysis:
                     changed = True
         self._traced_only = {id(info.node) for info in top.values() if id(info.node) in traced}
         return self._traced_only
+
+    def eagerly_differentiated_defs(self) -> set:
+        """ids of the defs traced only by `jax.grad` & co. applied outside any compiled trace
+        (`jax.grad(loss)(w, x)` in a training loop). Such a trace is not cached: it runs again at
+        every call, and a jitted function it calls looks its cache up each time, static
+        arguments included (a call inside a jitted function's trace is looked up once)."""
+        if "_eager_diff" not in self.__dict__:
+            staged = {id(e.node) for e in self.entries if e.wrapper not in api.DIFF_WRAPPERS}
+            traced = self.traced_only_defs()
+            self._eager_diff = {id(e.node) for e in self.entries
+                                if e.wrapper in api.DIFF_WRAPPERS and id(e.node) not in staged
+                                and (e.scope is None or id(e.scope.node) not in traced)}
+        return self._eager_diff
 
     # -- call sites ---------------------------------------------------------------------------
     def _foreign_calls(self) -> list:

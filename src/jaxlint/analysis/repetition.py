@@ -25,6 +25,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
+from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.calls import _is_small_literal_collection, _walk_scope
 from jaxlint.analysis.module import positional_params
 from jaxlint.analysis.syntax import COMPREHENSIONS, LineFilter, free_names, pruned_walk, target_names, walk
@@ -293,6 +294,7 @@ class Repetition:
             for call in self._find_calls(root, {info.name}):
                 if isinstance(call.func, ast.Name) and self._resolve_name(call.func.id, call) is info:
                     found.append((call, None))
+            found.extend((call, None) for call in self._differentiated_calls(root, info))
         result = []
         for call, receiver in found:
             if self._inside(call, info.node):
@@ -306,6 +308,19 @@ class Repetition:
                 receiver = call.func
             result.append((call, caller, receiver))
         return result
+
+    def _differentiated_calls(self, root, info) -> list:
+        """`jax.grad(f)(w, x)`: calls that run `f` again at every evaluation, its arguments
+        passed as to `f` itself (grad & co. cache no trace)."""
+        found = []
+        for node in pruned_walk(root, LineFilter(self.lines, {info.name})):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
+                inner = node.func
+                if inner.args and isinstance(inner.args[0], ast.Name) and inner.args[0].id == info.name \
+                        and self.imports.resolve(inner.func) in api.DIFF_WRAPPERS \
+                        and self._resolve_name(info.name, node) is info:
+                    found.append(node)
+        return sorted(found, key=lambda c: (c.lineno, c.col_offset))
 
     def _inside(self, node, outer) -> bool:
         return any(anc is outer for anc in self.parents.chain(node))
