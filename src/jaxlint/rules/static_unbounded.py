@@ -1,6 +1,9 @@
 """JAX201 static-unbounded."""
 
+import ast
+
 from jaxlint.analysis import calls
+from jaxlint.analysis.shown import Ctx, text_of
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 from jaxlint.rules.bounded import Bounded
@@ -15,10 +18,12 @@ class StaticUnbounded(Rule):
         Flags a call of a jitted function whose static parameter receives a value that changes
         from call to call: a loop variable or anything computed from it, an `enumerate` index, a
         counter updated in the loop, `len()`/`.shape` of per-iteration data, `float()`/`.item()`
-        of an array. Bounded values are not flagged: literals, module constants, small literal
-        sets, a value looked up in a fixed table (a dict, or a list display filled from one), and
-        the shape of an array that the same call passes (a new value comes with a new input
-        shape, which compiles again anyway).
+        of an array; also when the jitted call sits in a helper that passes its own parameter on
+        (`evaluate(h)` -> `rollout(x, h)`) and a loop calls the helper with such a value (names,
+        constants and arithmetic are followed). Bounded values are not flagged: literals, module
+        constants, small literal sets, a value looked up in a fixed table (a dict, or a list
+        display filled from one), and the shape of an array that the same call passes (a new
+        value comes with a new input shape, which compiles again anyway).
     """
     why = """
         The values of static arguments are part of jit's cache key. Every distinct value traces
@@ -73,13 +78,58 @@ class StaticUnbounded(Rule):
                                 f"`{site.entry.name}` changes in the loop at line {loop.lineno}, but "
                                 f"takes few values: {bounded}")
                             break
-                        yield Finding(
-                            code=self.code, line=site.node.lineno, col=site.node.col_offset,
-                            function=site.entry.name, param=param,
-                            message=(f"static parameter `{param}` of jitted `{site.entry.name}` "
-                                     f"changes on every call"),
-                            detail=(f"{reason[0].upper()}{reason[1:]}. Each new value traces and "
-                                    f"compiles `{site.entry.name}` again. Fix: make `{param}` a traced "
-                                    f"argument (remove it from static_argnums/static_argnames), or "
-                                    f"bucket it to a few values"))
+                        yield self._finding(site, param, f"{reason[0].upper()}{reason[1:]}")
                         break
+                else:
+                    found = _through_callers(analysis, site, arg.node)
+                    if found is not None:
+                        helper, passed, call, reason = found
+                        yield self._finding(
+                            site, param, f"`{param}` is the parameter `{arg.node.id}` of `{helper}`, which "
+                                         f"line {call.lineno} calls with `{text_of(passed)}`: {reason}",
+                            f" of `{helper}`")
+
+    def _finding(self, site, param, why, through="") -> Finding:
+        return Finding(
+            code=self.code, line=site.node.lineno, col=site.node.col_offset,
+            function=site.entry.name, param=param,
+            message=(f"static parameter `{param}` of jitted `{site.entry.name}` "
+                     f"changes on every call{through}"),
+            detail=(f"{why}. Each new value traces and compiles `{site.entry.name}` again. Fix: make "
+                    f"`{param}` a traced argument (remove it from static_argnums/static_argnames), "
+                    f"or bucket it to a few values"))
+
+
+# A value passed to a helper that the analysis can follow as it varies: names, constants and
+# arithmetic (`step + 1`). A lookup (`TABLE[name]`), a call or an attribute (`x.shape[0]`) may be
+# bounded in ways the helper's call does not show (one value per table entry, per input shape).
+_COUNTER_NODES = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.expr_context)
+
+
+def _through_callers(analysis, site, node):
+    """(helper name, passed expression, call, why) when the static argument is a parameter of
+    the helper around the jitted call (not rebound there) and a call of the helper in a loop of
+    the file passes it a value that changes at every iteration; else None."""
+    info = analysis.index.by_node.get(id(site.scope)) if site.scope is not None else None
+    if info is None or info.cls is not None or not isinstance(node, ast.Name) or node.id not in info.params \
+            or analysis.model.scope(site.scope).assigns(node.id, definitions=False):
+        return None
+    shown = analysis.shown
+    for call, skip in shown.callers(info):
+        loops = analysis.parents.loops_of(call)
+        scope = analysis.parents.scope_of(call)
+        if not loops or scope is site.scope:
+            continue
+        bound = shown.bind(info, call, Ctx(scope, call.lineno), skip_self=skip)
+        passed = dict(bound or ()).get(node.id)
+        if passed is None or passed[1].line != call.lineno \
+                or not all(isinstance(sub, _COUNTER_NODES) for sub in ast.walk(passed[0])):
+            continue
+        for loop in reversed(loops):
+            why = calls.varying_names(loop, analysis.resolver(scope))
+            reason = calls.expr_varies(passed[0], why)
+            if reason:
+                if Bounded(analysis, shown, site, loop, why).reason(passed[0]):
+                    break       # few values (a loop over a fixed table's entries...)
+                return info.name, passed[0], call, reason
+    return None
