@@ -25,7 +25,7 @@ from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evalu
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 from jaxlint.analysis.semantic import BindingKind, ReachKind, SemanticModel
-from jaxlint.analysis.shown import Shown
+from jaxlint.analysis.shown import Ctx, Shown
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import Leaf
 from jaxlint.analysis.syntax import LineFilter, Parents, pruned_walk
@@ -308,6 +308,29 @@ class Analysis:
     def resolver(self, scope):
         """`resolve(name, node)`: `values_at` in one scope, for helpers that take a callback."""
         return lambda name, node: self.values_at(name, node, scope)
+
+    def loop_callers_passing(self, site, name: str) -> list:
+        """(helper, call, scope, loops, expression): each call, in a loop of this file, of the
+        helper around the jitted call `site` (a plain function) that passes the helper's parameter
+        `name` explicitly, with the expression it passes. [] when `name` is not such a parameter,
+        or the helper binds it again (then it is not only what the caller passes). What a caller
+        passes decides what the jitted call receives: the rules ask here whether it changes."""
+        helper = self.index.by_node.get(id(site.scope)) if site.scope is not None else None
+        if helper is None or helper.cls is not None or name not in helper.params \
+                or self.model.scope(site.scope).assigns(name, definitions=False):
+            return []
+        found = []
+        for call, skip in self.shown.callers(helper):
+            loops = self.parents.loops_of(call)
+            scope = self.parents.scope_of(call)
+            if not loops or scope is site.scope:
+                continue
+            bound = self.shown.bind(helper, call, Ctx(scope, call.lineno), skip_self=skip)
+            passed = dict(bound or ()).get(name)
+            if passed is None or passed[1].line != call.lineno:
+                continue        # left at its default
+            found.append((helper, call, scope, loops, passed[0]))
+        return found
 
     def runs_repeatedly(self, node) -> Optional[str]:
         """Why the code at `node` runs many times: a loop around it, or a loop that calls its

@@ -4,7 +4,6 @@ import ast
 
 from jaxlint.analysis.call_order import describe_loop
 from jaxlint.analysis.semantic import enclosing_statement
-from jaxlint.analysis.shown import Ctx
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import MORE, leaves, path_text, poly_atoms, poly_eval, poly_text, shape_text
 from jaxlint.analysis.syntax import text_of
@@ -100,7 +99,6 @@ class ShapeDrift(Rule):
             return
         params = set(info.params)
         reader = reader_for(analysis, site.scope)
-        shown = analysis.shown
         for param, sig in _argument_sigs(site, reader):
             dims = [(path, i, dim) for path, leaf in leaves(sig) for i, dim in enumerate(leaf.shape or ())
                     if dim is not None and dim is not MORE and poly_atoms(dim) and poly_atoms(dim) <= params]
@@ -108,19 +106,9 @@ class ShapeDrift(Rule):
                 continue           # one dimension, from one parameter: what a caller's value decides
             path, index, dim = dims[0]
             name = next(iter(poly_atoms(dim)))
-            if analysis.model.scope(site.scope).assigns(name, definitions=False):
-                continue           # rebound in the helper: not (only) what the caller passes
-            for call, skip in shown.callers(info):
-                loops = analysis.parents.loops_of(call)
-                scope = analysis.parents.scope_of(call)
-                if not loops or scope is site.scope:
-                    continue
-                bound = shown.bind(info, call, Ctx(scope, call.lineno), skip_self=skip)
-                passed = dict(bound or ()).get(name)
-                if passed is None or passed[1].line != call.lineno:
-                    continue       # left at its default
+            for _, call, scope, loops, passed in analysis.loop_callers_passing(site, name):
                 caller = reader_for(analysis, scope)
-                atom = caller.varying_atom(caller.dim(passed[0], enclosing_statement(analysis.parents, call)),
+                atom = caller.varying_atom(caller.dim(passed, enclosing_statement(analysis.parents, call)),
                                            loops)
                 if atom is None or atom.values is not None and len(set(atom.values)) < 2:
                     continue
@@ -140,7 +128,7 @@ class ShapeDrift(Rule):
                     detail=(f"`{site.entry.name}` is called in `{info.name}` with `{shown_name}` = "
                             f"`{leaf.origin}` of shape {shape_text(leaf.shape, reader.atoms)}, and "
                             f"`{info.name}` is called at line {call.lineno}, in {describe_loop(atom.loop)}, with "
-                            f"`{name}` = `{text_of(passed[0])}`, {atom.reason}: each new shape traces and "
+                            f"`{name}` = `{text_of(passed)}`, {atom.reason}: each new shape traces and "
                             f"compiles `{site.entry.name}` again ({count}). Fix: pad or bucket the size to "
                             f"a few fixed values and pass a mask, or build the array once at its largest size"))
                 break

@@ -3,7 +3,7 @@
 import ast
 
 from jaxlint.analysis import calls
-from jaxlint.analysis.shown import Ctx, text_of
+from jaxlint.analysis.shown import text_of
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
 from jaxlint.rules.bounded import Bounded
@@ -108,28 +108,18 @@ _COUNTER_NODES = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, 
 
 def _through_callers(analysis, site, node):
     """(helper name, passed expression, call, why) when the static argument is a parameter of
-    the helper around the jitted call (not rebound there) and a call of the helper in a loop of
-    the file passes it a value that changes at every iteration; else None."""
-    info = analysis.index.by_node.get(id(site.scope)) if site.scope is not None else None
-    if info is None or info.cls is not None or not isinstance(node, ast.Name) or node.id not in info.params \
-            or analysis.model.scope(site.scope).assigns(node.id, definitions=False):
+    the helper around the jitted call and a call of the helper in a loop of the file passes it a
+    value that changes at every iteration (and is not bounded there); else None."""
+    if not isinstance(node, ast.Name):
         return None
-    shown = analysis.shown
-    for call, skip in shown.callers(info):
-        loops = analysis.parents.loops_of(call)
-        scope = analysis.parents.scope_of(call)
-        if not loops or scope is site.scope:
-            continue
-        bound = shown.bind(info, call, Ctx(scope, call.lineno), skip_self=skip)
-        passed = dict(bound or ()).get(node.id)
-        if passed is None or passed[1].line != call.lineno \
-                or not all(isinstance(sub, _COUNTER_NODES) for sub in ast.walk(passed[0])):
+    for helper, call, scope, loops, passed in analysis.loop_callers_passing(site, node.id):
+        if not all(isinstance(sub, _COUNTER_NODES) for sub in ast.walk(passed)):
             continue
         for loop in reversed(loops):
             why = calls.varying_names(loop, analysis.resolver(scope))
-            reason = calls.expr_varies(passed[0], why)
+            reason = calls.expr_varies(passed, why)
             if reason:
-                if Bounded(analysis, shown, site, loop, why).reason(passed[0]):
+                if Bounded(analysis, analysis.shown, site, loop, why).reason(passed):
                     break       # few values (a loop over a fixed table's entries...)
-                return info.name, passed[0], call, reason
+                return helper.name, passed, call, reason
     return None
