@@ -162,12 +162,11 @@ class Analysis:
                 candidates.extend((call, entry, skips_self) for call, skips_self in self.call_sites.get(id(entry), []))
             candidates.extend((call, entry, False) for call, entry in self._foreign_calls())
             traced_defs = {id(e.node) for e in self.entries}
-            eager = self.eagerly_differentiated_defs()
             found = []
             for call, entry, skips_self in candidates:
                 scope = self.parents.scope_of(call)
                 if scope is not None and (id(scope) in traced_defs or id(scope) in self.traced_only_defs()) \
-                        and id(scope) not in eager:
+                        and id(scope) not in self.eagerly_differentiated_defs():
                     continue      # called while tracing another function: inlined, no compile
                 site = calls.map_call(call, entry, skips_self)
                 site.scope = scope
@@ -406,10 +405,10 @@ class Analysis:
         every call, and a jitted function it calls looks its cache up each time, static
         arguments included (a call inside a jitted function's trace is looked up once)."""
         if "_eager_diff" not in self.__dict__:
+            differentiated = [e for e in self.entries if e.wrapper in api.DIFF_WRAPPERS]
             staged = {id(e.node) for e in self.entries if e.wrapper not in api.DIFF_WRAPPERS}
-            traced = self.traced_only_defs()
-            self._eager_diff = {id(e.node) for e in self.entries
-                                if e.wrapper in api.DIFF_WRAPPERS and id(e.node) not in staged
+            traced = self.traced_only_defs() if any(e.scope is not None for e in differentiated) else ()
+            self._eager_diff = {id(e.node) for e in differentiated if id(e.node) not in staged
                                 and (e.scope is None or id(e.scope.node) not in traced)}
         return self._eager_diff
 

@@ -94,6 +94,7 @@ class Repetition:
         self.model = model if model is not None else SemanticModel(tree, parents, lines=lines)
         self._propagated: dict = {}
         self.traced_callers: dict = {}      # id(def node) -> the traced function that calls it
+        self._diff_calls = None             # name -> calls `jax.grad(name)(...)` (_calls_through_diff)
 
     # -- public questions ------------------------------------------------------------------------
     def function_of(self, node):
@@ -312,15 +313,24 @@ class Repetition:
     def _differentiated_calls(self, root, info) -> list:
         """`jax.grad(f)(w, x)`: calls that run `f` again at every evaluation, its arguments
         passed as to `f` itself (grad & co. cache no trace)."""
-        found = []
-        for node in pruned_walk(root, LineFilter(self.lines, {info.name})):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
-                inner = node.func
-                if inner.args and isinstance(inner.args[0], ast.Name) and inner.args[0].id == info.name \
-                        and self.imports.resolve(inner.func) in api.DIFF_WRAPPERS \
-                        and self._resolve_name(info.name, node) is info:
-                    found.append(node)
-        return sorted(found, key=lambda c: (c.lineno, c.col_offset))
+        return [call for call in self._calls_through_diff().get(info.name, ())
+                if (root is self.tree or self._inside(call, root)) and self._resolve_name(info.name, call) is info]
+
+    def _calls_through_diff(self) -> dict:
+        """name -> the calls `T(name)(...)` of the module, T one of grad & co.: one walk over the
+        lines that name such a transform, for every def asked."""
+        if self._diff_calls is None:
+            words = {name.rsplit(".", 1)[-1] for name in api.DIFF_WRAPPERS}
+            words |= {local for local, target in self.imports.aliases.items() if target in api.DIFF_WRAPPERS}
+            found: dict = {}
+            for node in pruned_walk(self.tree, LineFilter(self.lines, words)):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
+                    inner = node.func
+                    if inner.args and isinstance(inner.args[0], ast.Name) \
+                            and self.imports.resolve(inner.func) in api.DIFF_WRAPPERS:
+                        found.setdefault(inner.args[0].id, []).append(node)
+            self._diff_calls = found
+        return self._diff_calls
 
     def _inside(self, node, outer) -> bool:
         return any(anc is outer for anc in self.parents.chain(node))
