@@ -286,6 +286,14 @@ class FunctionRun:
         where = self.flow.index.model.scope(node)
         return where.declared_global | where.declared_nonlocal
 
+    def _rebinds_outer_names(self, node) -> bool:
+        """Does the def `node` declare `global` or `nonlocal` names? Asked of the semantic model,
+        and only in a module that says `global`/`nonlocal` somewhere."""
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not self.flow.declares_outer_names():
+            return False
+        where = self.flow.index.model.scope(node)
+        return bool(where.declared_global or where.declared_nonlocal)
+
     def check_leak(self, node, container, value: V, how: str, name: str = "") -> None:
         """A traced value stored into state that outlives the trace (JAX109): a container or
         object the traced code did not create (a module-level or eager closure's list/dict, an
@@ -1963,7 +1971,7 @@ class FunctionRun:
         starts_trace = transform is not None and not self.tracing
         if not any(v.traced or _holds_tracers(v) for v in bindings.values()) and not has_closure \
                 and not starts_trace and not (self.tracing and (self.frame.entry_kind.startswith("jit")
-                                                               or _rebinds_outer_names(node))):
+                                                               or self._rebinds_outer_names(node))):
             # Under jit a helper runs even on static arguments: what its jnp/random calls make is
             # a tracer (`int(jnp.ceil(T / dt))`, `key, sub = random.split(key)` into a global).
             # Not in a lax body traced from a function run eagerly: following every such helper
@@ -2322,24 +2330,3 @@ def _short(node) -> str:
     except Exception:  # noqa: BLE001 - unparse of odd nodes
         return "..."
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-_REBINDS_OUTER: dict = {}
-
-
-def _rebinds_outer_names(node) -> bool:
-    """Does the def declare `global` or `nonlocal` names (not counting nested defs)?"""
-    key = id(node)
-    found = _REBINDS_OUTER.get(key)
-    if found is None or found[0] is not node:
-        stack, hit = list(getattr(node, "body", ())), False
-        while stack and not hit:
-            item = stack.pop()
-            if isinstance(item, (ast.Global, ast.Nonlocal)):
-                hit = True
-            elif not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.extend(child for child in ast.iter_child_nodes(item) if isinstance(child, ast.stmt))
-        if len(_REBINDS_OUTER) > 4096:
-            _REBINDS_OUTER.clear()
-        found = _REBINDS_OUTER[key] = (node, hit)
-    return found[1]
