@@ -488,3 +488,20 @@ def test_another_module_asked_again_is_read_once_per_analysis(tmp_path):
     assert len(analysis.read_modules) == len(helpers)
     pathlib.Path(helpers[0]).write_text("def value():\n    return 10\n\n\nX = 1\n")
     assert analysis.other_module(helpers[0]) is not first[0]         # the file changed: read anew
+
+
+def test_a_file_deleted_while_the_run_waits_is_reported_as_unreadable(tmp_path, monkeypatch):
+    from jaxlint import runner
+    from jaxlint.config import Config
+    path = tmp_path / "step.py"
+    path.write_text("import jax\n\n@jax.jit\ndef f(x, n):\n    if n > 0:\n        return x\n    return -x\n")
+    read_again = runner._read_again
+
+    def deleted_meanwhile(item):
+        path.unlink()
+        return read_again(item)
+
+    monkeypatch.setattr(runner, "_read_again", deleted_meanwhile)
+    [report] = runner.run([(str(path), Config())], jobs=1)
+    assert report.result.findings == []
+    assert "cannot read file" in (report.result.error or "")

@@ -231,8 +231,8 @@ def _read_again(item) -> tuple:
     try:
         data = read_file(task[0])
     except SourceError:
-        data = b""
-    if (len(data), hash(data)) != stamp:
+        data = None         # gone meanwhile: the analysis reads it and reports why it cannot
+    if data is None or (len(data), hash(data)) != stamp:
         key = None
     return report, key, task[:1] + (data,) + task[2:]
 
