@@ -405,12 +405,27 @@ class Analysis:
         every call, and a jitted function it calls looks its cache up each time, static
         arguments included (a call inside a jitted function's trace is looked up once)."""
         if "_eager_diff" not in self.__dict__:
-            differentiated = [e for e in self.entries if e.wrapper in api.DIFF_WRAPPERS]
             staged = {id(e.node) for e in self.entries if e.wrapper not in api.DIFF_WRAPPERS}
-            traced = self.traced_only_defs() if any(e.scope is not None for e in differentiated) else ()
-            self._eager_diff = {id(e.node) for e in differentiated if id(e.node) not in staged
-                                and (e.scope is None or id(e.scope.node) not in traced)}
+            found = set()
+            for entry in self.entries:
+                if entry.wrapper not in api.DIFF_WRAPPERS or id(entry.node) in staged:
+                    continue
+                # the `jax.grad(f)` site itself must run outside every trace: no def or lambda
+                # around it is traced (a jitted method's nested loss, a jitted lambda) or runs
+                # only inside a trace
+                hosts = [id(anc) for anc in self.parents.chain(entry.site) if anc is not entry.node
+                         and isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+                if not any(h in self._traced_hosts() for h in hosts):
+                    found.add(id(entry.node))
+            self._eager_diff = found
         return self._eager_diff
+
+    def _traced_hosts(self) -> set:
+        """ids of the defs and lambdas that run only inside a trace: every traced function (the
+        differentiated ones too) and the module-level helpers only they call."""
+        if "_hosts" not in self.__dict__:
+            self._hosts = {id(e.node) for e in self.entries} | self.traced_only_defs()
+        return self._hosts
 
     # -- call sites ---------------------------------------------------------------------------
     def _foreign_calls(self) -> list:
