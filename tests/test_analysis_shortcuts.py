@@ -99,6 +99,30 @@ def test_a_node_outside_its_def_span_is_still_placed():
     assert isinstance(chain[0], ast.Lambda) and isinstance(chain[2], ast.FunctionDef) and chain[-1] is tree
 
 
+def test_a_descent_through_many_statements_finds_every_node():
+    # wide bodies are bisected by position: decorators before their def, two statements on
+    # one line, a class and a def with many statements, handlers and cases beside a body
+    body = "\n".join(f"a{i} = f({i}); b{i} = g(a{i})" for i in range(20))
+    methods = "\n".join(f"    @deco({i})\n    def m{i}(self, x=h({i})):\n        return x + {i}" for i in range(20))
+    tail = "\n".join(f"    y{i} = k({i})" for i in range(20))
+    source = (f"{body}\n\n@deco(lambda: q(1))\ndef top(x):\n{tail}\n    try:\n        pass\n"
+              f"    except E as e:\n        r(e)\n    match x:\n        case 1:\n            s(x)\n"
+              f"\nclass C:\n{methods}\n")
+    tree = ast.parse(source)
+    full = Parents(tree).parent
+    lazy = Parents(tree)
+    for node in walk(tree):
+        assert lazy.parent_of(node) is full.get(id(node)), ast.dump(node)[:60]
+    # without decorators (which lie outside their def's span), descents alone answer
+    plain = ast.parse(source.replace("@deco(lambda: q(1))\n", "").replace("    @deco", "    # deco"))
+    lazy = Parents(plain)
+    nodes = [n for n in walk(plain) if hasattr(n, "end_col_offset")]
+    full = Parents(plain).parent
+    for node in nodes:
+        assert lazy.parent_of(node) is full.get(id(node)), ast.dump(node)[:60]
+    assert lazy._full is None
+
+
 def test_many_questions_switch_to_one_parent_map():
     tree = ast.parse("\n".join(f"x{i} = f({i})" for i in range(3000)))
     lazy = Parents(tree, descent_budget=5_000)

@@ -14,7 +14,7 @@ from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.api_tables import NUMPY_ARRAY_RESULTS
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.semantic import BindingKind, SemanticModel
-from jaxlint.analysis.syntax import LineFilter, _child_bodies, child_nodes, target_names, walk
+from jaxlint.analysis.syntax import LineFilter, child_bodies, child_nodes, target_names, walk
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -200,7 +200,7 @@ class ModuleIndex:
                     self.static_fields.update(e.value for e in kw.value.elts
                                               if isinstance(e, ast.Constant) and isinstance(e.value, str))
             self._record_flatten_aux(stmt.value)
-        for child in _child_bodies(stmt):
+        for child in child_bodies(stmt):
             self._index_body(child, cls, parent, prefix)
 
     def _record_flatten_aux(self, call):

@@ -31,7 +31,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Optional
 
-from jaxlint.analysis.syntax import LineFilter, Parents, _child_bodies, child_nodes, target_names
+from jaxlint.analysis.syntax import LineFilter, Parents, child_bodies, child_nodes, target_names
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -554,7 +554,7 @@ def _blocks(stmt):
     """The statement blocks of a compound statement (none for a nested scope)."""
     if isinstance(stmt, SCOPE_NODES):
         return ()
-    return _child_bodies(stmt)
+    return child_bodies(stmt)
 
 
 def _statements(body):

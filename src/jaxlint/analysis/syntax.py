@@ -28,7 +28,8 @@ def target_names(target):
         yield from target_names(target.value)
 
 
-def _child_bodies(stmt):
+def child_bodies(stmt):
+    """The statement blocks directly inside a statement (a def's or class's body included)."""
     for name in ("body", "orelse", "finalbody"):
         block = getattr(stmt, name, None)
         if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
@@ -186,6 +187,7 @@ class Parents:
         self._known: dict = {}          # id(node) -> parent, for every node on a path found
         self._full: Optional[dict] = None
         self._budget = descent_budget   # child visits left before the whole map is cheaper
+        self._wide_nodes: dict = {}     # id(node) -> its statements by start, for _wide
 
     @property
     def parent(self) -> dict:
@@ -227,6 +229,8 @@ class Parents:
             del path[depth:]
             path.append(node)
             children = child_nodes(node)
+            if len(children) > _WIDE:
+                children = self._wide(node, children, span[0])
             self._budget -= len(children)
             if self._budget <= 0:
                 return None
@@ -238,6 +242,22 @@ class Parents:
                 if inner is None or (inner[0] <= span[0] and span[1] <= inner[1]):
                     stack.append((child, depth + 1))
         return None
+
+    def _wide(self, node, children, start) -> list:
+        """The children of a node with many (a module's, a class's or a long def's statements)
+        that may hold a node starting at `start`: statements do not overlap, so the one that
+        starts last at or before it, found by bisection, and the children without a position."""
+        known = self._wide_nodes.get(id(node))
+        if known is None:
+            spanned = [c for c in children if isinstance(c, ast.stmt)]
+            starts = [(min(c.lineno, *(d.lineno for d in c.decorator_list)) if getattr(c, "decorator_list", None)
+                       else c.lineno, c.col_offset if not getattr(c, "decorator_list", None) else -1)
+                      for c in spanned]
+            rest = [c for c in children if not isinstance(c, ast.stmt)]
+            known = self._wide_nodes[id(node)] = (starts, spanned, rest)
+        starts, spanned, rest = known
+        i = bisect.bisect_right(starts, start) - 1
+        return rest + [spanned[i]] if i >= 0 else rest
 
     def chain(self, node):
         """Ancestors of `node`, innermost first."""
@@ -266,6 +286,9 @@ class Parents:
                 found.append(anc)
             child = anc
         return list(reversed(found))
+
+
+_WIDE = 16     # children beyond which a descent bisects a node's statements instead of trying each
 
 
 def _span(node) -> Optional[tuple]:
