@@ -1,12 +1,13 @@
 """JAX401 prng-key-reuse."""
 
 import ast
+import bisect
 import re
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
-from jaxlint.analysis.syntax import LineFilter, pruned_walk
+from jaxlint.analysis.syntax import LineFilter, child_bodies, pruned_walk
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 
@@ -135,9 +136,14 @@ def _reuses(analysis):
                 key = _consumed_key(analysis, node, drawing)
                 if key is not None:
                     consumers.setdefault(id(key), (node, key))
+    candidates = _may_be_reused(analysis, consumers.values())
+    if not candidates:
+        return
     model = analysis.model
     reported = set()
     for call, key in sorted(consumers.values(), key=lambda item: (item[0].lineno, item[0].col_offset)):
+        if id(call) not in candidates:
+            continue
         scope = model.scope_of(call)
         stmt = model.statement_of(call)
         if stmt is None:
@@ -157,6 +163,24 @@ def _reuses(analysis):
             reported.add(id(node))
             yield call, second, node
             break
+
+
+def _may_be_reused(analysis, consumers) -> set:
+    """id() of the consumers that another consumer may follow with the same key, read from
+    their ancestors alone (before any scope is built): those sharing their key's name with
+    another consumer of the same scope, and those a loop of their scope runs again."""
+    groups: dict = {}
+    again = set()
+    for call, key in consumers:
+        owner = None
+        for anc in analysis.parents.chain(call):
+            if isinstance(anc, SCOPE_NODES):
+                owner = anc
+                break
+            if isinstance(anc, LOOP_STATEMENTS + COMPREHENSIONS):
+                again.add(id(call))
+        groups.setdefault((key.id, id(owner)), []).append(id(call))
+    return again.union(*(ids for ids in groups.values() if len(ids) > 1))
 
 
 def _advances_state(call, stmt, key) -> bool:
@@ -217,15 +241,24 @@ def _consumed_key(analysis, call, drawing=None):
 
 
 def _sampler_calls(analysis) -> list:
-    """(call, key Name node) of each jax.random call consuming a key, on the lines that name
-    `random` (or an alias of jax.random)."""
-    aliases = {local for local, target in analysis.imports.aliases.items() if target.startswith("jax.random")}
-    lines = LineFilter(analysis.lines, {"random"} | aliases)
-    if lines.hits and "random" not in aliases:
-        # `random` is not jax.random here: only its lines that say `jax.random` or an alias
-        # count (`np.random.rand`, and prose about random numbers, do not)
-        named = re.compile(r"\bjax\s*\.\s*random\b" + "".join(rf"|\b{re.escape(a)}\b" for a in sorted(aliases)))
-        lines.hits = [i for i in lines.hits if named.search(analysis.lines[i - 1])]
+    """(call, key Name node) of each jax.random call consuming a key, on the lines that call a
+    function of jax.random that consumes one (`jax.random.normal(`, `jr.split(`, `uniform(`
+    imported from it): most files that say `random` only make keys, or mean NumPy's."""
+    aliases = {local: target for local, target in analysis.imports.aliases.items() if target.startswith("jax.random")}
+    modules = sorted(local for local, target in aliases.items() if target == "jax.random")
+    drawers = sorted(local for local, target in aliases.items()
+                     if target != "jax.random" and target not in api.KEY_NOT_CONSUMED)
+    lines = LineFilter(analysis.lines, {"random", *modules, *drawers})
+    if lines.hits is not None:
+        module = re.compile(r"(?:\bjax\s*\.\s*random" + "".join(rf"|\b{re.escape(a)}" for a in modules) +
+                            r")\s*\.\s*(\w+)")
+        drawer = re.compile("|".join(rf"\b{re.escape(a)}\b" for a in drawers)) if drawers else None
+        lines.hits = [i for i in lines.hits
+                      if any(f"jax.random.{m.group(1)}" not in api.KEY_NOT_CONSUMED
+                             for m in module.finditer(analysis.lines[i - 1]))
+                      or drawer is not None and drawer.search(analysis.lines[i - 1])]
+        if not lines.hits:
+            return []
     found = []
     for node in pruned_walk(analysis.tree, lines, expressions=True):
         if isinstance(node, ast.Call):
@@ -246,10 +279,11 @@ def _drawing_functions(analysis, consumers=None) -> dict:
         consumers = _sampler_calls(analysis)
     found: dict = {}
     pending = list(consumers)
+    tops = _TopLevel(analysis)
     for _ in range(_DRAWING_DEPTH):
         added = {}
         for call, key in pending:
-            hit = _draws_from_parameter(analysis, call, key)
+            hit = _draws_from_parameter(analysis, call, key) if tops.may_draw(call, key) else None
             if hit is not None and hit[0] not in found and hit[0] not in added:
                 added[hit[0]] = hit[1]
         if not added:
@@ -293,6 +327,38 @@ def _draws_from_parameter(analysis, call, key) -> Optional[tuple]:
     if key.id not in positional:
         return None
     return func.name, (positional.index(key.id), key.id)
+
+
+class _TopLevel:
+    """Where a call lies among the module's top-level statements, found by its position."""
+
+    def __init__(self, analysis):
+        self.analysis = analysis
+        self.body = analysis.tree.body
+        self.starts = [(stmt.decorator_list[0].lineno, -1) if getattr(stmt, "decorator_list", None)
+                       else (stmt.lineno, stmt.col_offset) for stmt in self.body]
+
+    def may_draw(self, call, key) -> bool:
+        """What `_draws_from_parameter` needs before it asks for scopes: the call runs in a
+        module-level def that takes the key as a positional parameter, or in a closure directly
+        inside such a def (which reads that parameter). A def inside a top-level block (`if`,
+        `try`) is decided from the call's ancestors."""
+        i = bisect.bisect_right(self.starts, (call.lineno, call.col_offset)) - 1
+        top = self.body[i] if i >= 0 else None
+        if isinstance(top, ast.FunctionDef):
+            return key.id in (a.arg for a in top.args.posonlyargs + top.args.args)
+        if top is None or isinstance(top, (ast.AsyncFunctionDef, ast.ClassDef)) or not any(child_bodies(top)):
+            return False        # a class's method, or a statement that holds no def
+        defs = []
+        for anc in self.analysis.parents.chain(call):
+            if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                defs.append(anc)
+                if len(defs) > 2:
+                    return False
+        if not defs or not isinstance(defs[-1], ast.FunctionDef) or \
+                not all(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in defs):
+            return False
+        return key.id in (a.arg for a in defs[-1].args.posonlyargs + defs[-1].args.args)
 
 
 def _on_some_paths(scope, stmt) -> bool:
