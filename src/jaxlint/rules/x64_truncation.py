@@ -70,7 +70,7 @@ class X64Truncation(Rule):
         # the statements that name a 64-bit dtype, or a variable bound to one (`DTYPE = jnp.float64`)
         if lines is not None and hits:
             words = words | {m.group(1) for i in hits for m in _BOUND.finditer(lines[i - 1])}
-        model = analysis.model
+        model = _LazyModel(analysis)
         traced = {id(e.func.node) for e in analysis.entries if e.func is not None}
         for node in pruned_walk(analysis.tree, LineFilter(lines, words), expressions=True):
             if not isinstance(node, ast.Call):
@@ -108,6 +108,17 @@ class X64Truncation(Rule):
             return ""
         dtype = _dtype_64(analysis, model, dtype_node, call)
         return f"`{qual}(..., dtype={dtype})` requests {_bare(dtype)}" if dtype else ""
+
+
+class _LazyModel:
+    """The module's semantic model, built at the first name a dtype or a value is looked up
+    through: most files name their 64-bit dtypes directly (`jnp.float64`)."""
+
+    def __init__(self, analysis):
+        self._analysis = analysis
+
+    def __getattr__(self, name):
+        return getattr(self._analysis.model, name)
 
 
 def _is_program(analysis) -> bool:
