@@ -57,3 +57,24 @@ def test_identical_draws_compared_by_a_handed_on_equality_test_are_not_reported(
     assert _found(source) == []
     assert _found(source.replace("functools.partial(np.testing.assert_allclose, atol=1e-6)",
                                  "print")) == [("JAX401", 12)]
+
+
+@pytest.mark.parametrize("imports, normal, uniform", [
+    ("import jax", "jax.random.normal", "jax.random.uniform"),
+    ("import jax.random as jr", "jr.normal", "jr.uniform"),
+    ("from jax import random", "random.normal", "random.uniform"),
+    ("from jax.random import normal, uniform", "normal", "uniform"),
+    ("from jax.random import normal as draw, uniform", "draw", "uniform"),
+])
+def test_draws_are_found_however_jax_random_is_imported(imports, normal, uniform):
+    source = (f"{imports}\nimport numpy as np\n\n\ndef noise(key, n):\n"
+              f"    a = {normal}(key, (n,))\n    b = {uniform}(\n        key, (n,))\n"
+              f"    return a + b + np.random.rand(n)\n")
+    assert _found(source) == [("JAX401", 7)]
+
+
+def test_lines_that_only_make_keys_or_use_numpy_random_are_not_draws():
+    source = ("import jax\nimport numpy as np\nfrom jax import random\n\n\ndef keys(seed):\n"
+              "    key = jax.random.PRNGKey(seed)\n    other = random.key(seed)\n"
+              "    return key, other, np.random.rand(3), np.random.rand(3)\n")
+    assert _found(source) == []
