@@ -66,6 +66,7 @@ NAMESPACES = (
     ("jax.numpy", "jnp"), ("jax.numpy.linalg", "jnp.linalg"), ("jax.numpy.fft", "jnp.fft"),
     ("jax.lax", "lax"), ("jax.random", "jax.random"), ("jax.nn", "jax.nn"),
     ("jax.nn.initializers", "jax.nn.initializers"), ("jax.scipy.special", "jax.scipy.special"),
+    ("jax.scipy.linalg", "jax.scipy.linalg"),
     ("jax.image", "jax.image"), ("jax.ops", "jax.ops"),
 )
 NUMPY_NAMESPACES = (("numpy", "np"), ("numpy.linalg", "np.linalg"), ("numpy.fft", "np.fft"))
@@ -375,6 +376,7 @@ class Probe:
     static_result: bool = False
     boolean_result: bool = False
     float_result: object = None                       # (shape, weak): see float_result()
+    matrix_result: object = None                      # "same" or indices: see matrix_result()
     array_result: bool = False                        # the traced call returned one array
     strong_result: str = ""                           # see strong_result()
     strong_float_pair: bool = False                   # see strong_float_pair()
@@ -621,6 +623,48 @@ def strong_float_pair(fn, sig) -> bool:
             if not isinstance(out, jax.Array) or out.weak_type or not jnp.issubdtype(out.dtype, jnp.floating):
                 return False
     return True
+
+
+def matrix_result(fn, sig, method=False):
+    """Which parts of the result have the shape and dtype of a square float32 matrix argument
+    (symmetric positive definite, which every factorisation accepts): "same" when the result is
+    one such array, else the positions of such arrays in a tuple result (`cho_factor`'s factor,
+    `qr`'s Q); None when no part has them. JAX can hand a donated matrix's buffer to such a part
+    (JAX403 reads it)."""
+    if not _one_array_parameter(sig, method):
+        return None
+
+    def same(part):
+        return isinstance(part, jax.Array) and part.shape == (3, 3) and part.dtype == np.dtype("float32")
+
+    def parts(value):
+        """"same", the positions of the parts with `value`'s shape and dtype, or None."""
+        try:
+            out = fn(value)
+        except Timeout:
+            raise
+        except Exception:
+            return None
+        if isinstance(out, jax.Array):
+            return "same" if same(out, value.shape) else ()
+        if isinstance(out, tuple):
+            return tuple(i for i, part in enumerate(out) if same(part, value.shape))
+        return ()
+
+    def same(part, shape):
+        return isinstance(part, jax.Array) and part.shape == shape and part.dtype == np.dtype("float32")
+
+    square = parts(jnp.asarray(np.array([[4, 1, 0], [1, 3, 1], [0, 1, 2]], np.float32)))
+    if not square:
+        return None
+    # a function that also takes a rectangular matrix keeps only what keeps that shape too
+    # (`svd`'s U and Vh are square: a donated 3x2 matrix's buffer fits neither)
+    wide = parts(jnp.asarray(np.arange(6, dtype=np.float32).reshape(3, 2) / 8))
+    if wide is None:
+        return square
+    if square == "same":
+        return "same" if wide == "same" else None
+    return tuple(i for i in square if isinstance(wide, tuple) and i in wide) or None
 
 
 def _float_result_or_none(fn, sig, method):
@@ -959,6 +1003,9 @@ TABLES = (
     ("jax_api", "FLOAT_RESULT", "name -> (shape, weak): called with one float32 array, these return a float32 array\n"
      "of its shape (\"same\") or a scalar (\"scalar\"), strongly typed for a strong argument and, for a\n"
      "weak one, weak (\"keeps\") or strong (\"strong\").", "map"),
+    ("jax_api", "MATRIX_RESULT", "name -> \"same\" or (position, ...): called with one square float32 matrix, these\n"
+     "return an array of its shape and dtype (\"same\"; functions FLOAT_RESULT lists as \"same\" are left\n"
+     "out), or a tuple holding such arrays at those positions (`cho_factor`, `qr`).", "map"),
     ("jax_api", "NUMPY_FAILS", "NumPy functions that fail with a tracer as their first argument that can hold\n"
      "one (the error kind is in jax_api_details.NUMPY_ERROR_KINDS).", "names"),
     ("jax_api_details", "SIGNATURES", "name -> ((parameter, kind, default source or None), ...), from\n"
@@ -1018,6 +1065,8 @@ def facts(name, sig, result):
         out["STRONG_FLOAT_PAIR"] = True
     if result.float_result is not None:
         out["FLOAT_RESULT"] = result.float_result
+    if result.matrix_result is not None and (result.float_result or ("",))[0] != "same":
+        out["MATRIX_RESULT"] = result.matrix_result
     if result.inconclusive:
         out["INCONCLUSIVE"] = dict(sorted(result.inconclusive.items()))
     return out
@@ -1034,6 +1083,7 @@ def function_facts(name, fn):
         result = run_limited(probe, name, fn, sig, jit_static_argnames(fn))
         if not result.skipped:
             result.float_result = run_limited(_float_result_or_none, fn, sig, False)
+            result.matrix_result = run_limited(matrix_result, fn, sig, False)
             result.strong_result = run_limited(strong_result, fn, sig, False)
             result.strong_float_pair = run_limited(strong_float_pair, fn, sig)
     except Timeout:
@@ -1064,6 +1114,7 @@ def method_facts(method, fn):
         result = run_limited(probe, label, bound, full)
         if not result.skipped:
             result.float_result = run_limited(_float_result_or_none, bound, full, True)
+            result.matrix_result = run_limited(matrix_result, bound, full, True)
             result.strong_result = run_limited(strong_result, bound, full, True)
     except Timeout:
         result = Probe(skipped=f"timed out after {TIME_LIMIT:g} s")

@@ -31,7 +31,8 @@ RERUN = ("the committed tables disagree with the installed JAX: re-run "
 ANCHORS = ["jnp.zeros", "jnp.sum", "jnp.tanh", "jnp.cumsum", "jnp.reshape", "jnp.nonzero", "jnp.bincount", "jnp.repeat",
            "jnp.delete", "jnp.eye", "jnp.where", "jnp.isnan", "jnp.shape", "jax.random.normal",
            "jax.random.bernoulli", "jax.ops.segment_sum", "jax.nn.one_hot", "lax.scan", "lax.dynamic_slice",
-           ".reshape", ".sum", "np.asarray", "np.sum", "np.interp", "np.array_equal"]
+           ".reshape", ".sum", "np.asarray", "np.sum", "np.interp", "np.array_equal",
+           "jax.scipy.linalg.cho_factor", "jnp.linalg.svd", "jnp.minimum"]
 _NAMES = sorted(set(jax_api_details.SIGNATURES) | set(jax_api_details.NUMPY_ERROR_KINDS)
                 | set(jax_api_details.NUMPY_WORKS) | set(jax_api_details.NUMPY_NOT_PROBED))
 SAMPLE = ANCHORS + random.Random(14).sample(sorted(set(_NAMES) - set(ANCHORS)), 40 - len(ANCHORS))
@@ -88,6 +89,7 @@ def test_sample_covers_every_kind_of_fact():
              "data-dependent": set(jax_api.DATA_DEPENDENT), "static": set(jax_api.STATIC_RESULT),
              "boolean": set(jax_api.BOOLEAN_RESULT),
              "float result": set(jax_api.FLOAT_RESULT), "array result": set(jax_api.ARRAY_RESULT),
+             "matrix result": set(jax_api.MATRIX_RESULT),
              "strong result": set(jax_api.STRONG_RESULT), "strong float pair": set(jax_api.STRONG_FLOAT_PAIR),
              "numpy fails": set(jax_api.NUMPY_FAILS),
              "numpy works": set(jax_api_details.NUMPY_WORKS), "accepts tracer": set(jax_api_details.ACCEPTS_TRACER)}

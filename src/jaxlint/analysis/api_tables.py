@@ -117,6 +117,8 @@ ARRAY_NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax
 ARRAY_FUNCTIONS = {"jax.device_put", "jax.lax.stop_gradient"}
 # name -> (shape, weak): the float32 type of what a one-array function returns (probed).
 FLOAT_RESULT = _probed.FLOAT_RESULT
+# name -> "same" or positions: what a one-matrix function returns of its argument's shape (probed).
+MATRIX_RESULT = _probed.MATRIX_RESULT
 # Functions that return one array: probed with their required arguments, and by hand
 # `jnp.where(c, x, y)` (name -> the number of positional arguments of that form), whose probe
 # calls the one-argument form (a tuple of index arrays).

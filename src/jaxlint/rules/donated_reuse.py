@@ -203,6 +203,10 @@ def _output_may_reuse(analysis, entry, param) -> bool:
         for stmt in statements:
             if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                parts = _matrix_parts(analysis, stmt.value, same)
+                if isinstance(parts, tuple):    # `c, lower = cho_factor(a)`: the factor has a's shape
+                    same.update(t.elts[i].id for t in targets if isinstance(t, (ast.Tuple, ast.List))
+                                for i in parts if i < len(t.elts) and isinstance(t.elts[i], ast.Name))
                 if _shaped_like(analysis, stmt.value, same) or isinstance(stmt, ast.AugAssign) and \
                         isinstance(stmt.target, ast.Name) and stmt.target.id in same:
                     for target in targets:
@@ -229,6 +233,10 @@ def _shaped_like(analysis, expr, same) -> bool:
     if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id in same \
             and isinstance(expr.slice, ast.Constant):
         return True         # `state["w"]`: a leaf (or subtree) of the donated pytree
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
+        parts = _matrix_parts(analysis, expr.value, same)
+        if isinstance(parts, tuple) and expr.slice.value in parts:
+            return True     # `jnp.linalg.qr(a)[0]`
     if isinstance(expr, ast.Call):
         func = expr.func
         qual = analysis.imports.resolve(func) or ""
@@ -236,9 +244,21 @@ def _shaped_like(analysis, expr, same) -> bool:
             # a tree map, or a JAX function whose result has its argument's shape and dtype
             # (probed, FLOAT_RESULT: `jnp.tanh(w)`, `jax.nn.relu(h)`)
             return any(_shaped_like(analysis, a, same) for a in expr.args)
+        if _matrix_parts(analysis, expr, same) is not None:
+            return True     # `jnp.linalg.cholesky(a)`, or a tuple holding `cho_factor(a)`'s factor
         if isinstance(func, ast.Attribute) and func.attr in _UPDATES:
             return _shaped_like(analysis, func.value, same)
     return False
+
+
+def _matrix_parts(analysis, expr, same):
+    """For a call of a JAX function that returns a square matrix argument's shape and dtype
+    (probed, MATRIX_RESULT) on an argument built from the donated parameter: "same" when the
+    result is such an array (`jnp.linalg.cholesky(a)`), the positions of such arrays in a tuple
+    result (`cho_factor(a)` -> (0,)); else None."""
+    if not isinstance(expr, ast.Call) or not expr.args or not _shaped_like(analysis, expr.args[0], same):
+        return None
+    return api.MATRIX_RESULT.get(analysis.imports.resolve(expr.func) or "")
 
 
 # -- the fix ---------------------------------------------------------------------------------------
