@@ -30,7 +30,9 @@ class PrngKeyReuse(Rule):
         `ys = uniform(key, (n,))` give xs == ys). A function of the module that always draws from one of
         its parameters (`def init_params(key, n): return jax.random.normal(key, (n,))`), through
         other such functions or through a closure it calls on every path (a loss function given
-        to `jax.value_and_grad`), consumes the key passed there, like a sampler. Such a function
+        to `jax.value_and_grad`), consumes the key passed there, like a sampler; so does such a
+        method of a class of the module, called on `self`, on an object an attribute holds
+        (`self.policy.act(key, obs)`) or on one a variable holds (`policy: Policy`). Such a function
         called with one fixed key in every iteration of a loop is not flagged (an evaluation key,
         a sweep over settings) unless the loop feeds the call's result back into it
         (`params, loss = train_step(params, batch, key)`: the same dropout mask at every step).
@@ -131,7 +133,8 @@ def _reuses(analysis):
         return
     drawing = _drawing_functions(analysis, consumers.values())
     if drawing:
-        for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, set(drawing)), expressions=True):
+        words = {name for name, _, _ in drawing.values()}
+        for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words), expressions=True):
             if isinstance(node, ast.Call):
                 key = _consumed_key(analysis, node, drawing)
                 if key is not None:
@@ -216,8 +219,8 @@ def _name(analysis, call) -> str:
 
 def _consumed_key(analysis, call, drawing=None):
     """The Name node of the key a call consumes, or None: a jax.random call's key, or the key
-    argument of a function of the module that draws from that parameter (`drawing`: see
-    _drawing_functions; computed here when not given)."""
+    argument of a function or method of the module that draws from that parameter (`drawing`:
+    see _drawing_functions; computed here when not given)."""
     qual = analysis.imports.resolve(call.func) or ""
     if qual.startswith("jax.random."):
         if qual in api.KEY_NOT_CONSUMED:
@@ -227,17 +230,33 @@ def _consumed_key(analysis, call, drawing=None):
         else:
             node = next((kw.value for kw in call.keywords if kw.arg == "key"), None)
         return node if isinstance(node, ast.Name) else None
-    if qual or not isinstance(call.func, ast.Name):
+    if qual or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return None
     if drawing is None:
         drawing = _drawing_functions(analysis)
-    found = drawing.get(call.func.id)
-    if found is None or any(isinstance(a, ast.Starred) for a in call.args):
+    if not drawing or any(isinstance(a, ast.Starred) for a in call.args):
         return None
-    index, param = found
+    callee = _callee(analysis, call)
+    found = drawing.get(id(callee.node)) if callee is not None else None
+    if found is None:
+        return None
+    _, index, param = found
     node = call.args[index] if index < len(call.args) else \
         next((kw.value for kw in call.keywords if kw.arg == param), None)
     return node if isinstance(node, ast.Name) else None
+
+
+def _callee(analysis, call):
+    """The def of this module a call runs: a module-level function by its name, a method through
+    `self.m(...)`, `self.layer.m(...)` or an object of a class of this module (`policy.act(...)`),
+    as the traced-function finder resolves calls."""
+    if isinstance(call.func, ast.Name):
+        home = analysis.module_def(call.func.id)
+        return analysis.index.by_node.get(id(home[0])) if home is not None else None
+    where = analysis.parents.scope_of(call)
+    scope = analysis.index.by_node.get(id(where)) if where is not None else None
+    found = analysis.finder.resolve_function(call.func, scope, None)
+    return found if found is not None and found.method_kind == "instance" else None
 
 
 def _sampler_calls(analysis) -> list:
@@ -269,8 +288,9 @@ def _sampler_calls(analysis) -> list:
 
 
 def _drawing_functions(analysis, consumers=None) -> dict:
-    """name -> (position, parameter) of each module-level function that hands a parameter, not
-    rebound before, to a key consumer on every path: a jax.random call, a function of the module
+    """id(def) -> (name, position, parameter) of each module-level function, or method of a
+    module-level class (position counted after `self`), that hands a parameter, not rebound
+    before, to a key consumer on every path: a jax.random call, a function of the module
     that draws (so `train_step(params, key)` -> `loss(p)` -> `apply(p, x, key)` -> `bernoulli(key)`
     draws), or a closure the function defines and calls (itself or through `jax.grad(loss)`) on
     every path. Calling such a function consumes the key passed there (`init_params(key, n)`
@@ -289,7 +309,8 @@ def _drawing_functions(analysis, consumers=None) -> dict:
         if not added:
             break
         found.update(added)
-        pending = [(node, key) for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, set(added)), expressions=True)
+        words = {name for name, _, _ in added.values()}
+        pending = [(node, key) for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words), expressions=True)
                    if isinstance(node, ast.Call) for key in [_consumed_key(analysis, node, added)] if key is not None]
     return found
 
@@ -298,8 +319,9 @@ _DRAWING_DEPTH = 4      # functions handing a key down: train_step -> loss -> ap
 
 
 def _draws_from_parameter(analysis, call, key) -> Optional[tuple]:
-    """(function name, (position, parameter)) when `call` consumes, on every path of a
-    module-level function, the key parameter passed to it; else None."""
+    """(id(def), (name, position, parameter)) when `call` consumes, on every path of a
+    module-level function or of a method of a module-level class, the key parameter passed to
+    it; else None."""
     model = analysis.model
     scope = model.scope_of(call)
     stmt = model.statement_of(call)
@@ -316,17 +338,23 @@ def _draws_from_parameter(analysis, call, key) -> Optional[tuple]:
     func = scope.node
     if not isinstance(func, ast.FunctionDef):
         return None
-    home = analysis.module_def(func.name)
-    if home is None or home[0] is not func:
+    info = analysis.index.by_node.get(id(func))
+    if info is None:
+        return None
+    if info.cls is None:
+        home = analysis.module_def(func.name)
+        if home is None or home[0] is not func:
+            return None
+    elif info.method_kind != "instance" or analysis.index.top_classes.get(info.cls.name) is not info.cls:
         return None
     bindings = scope.by_name.get(key.id, ())
     if not bindings or bindings[0].kind is not BindingKind.PARAMETER or any(
             b.kind is not BindingKind.PARAMETER and b.start <= (call.lineno, call.col_offset) for b in bindings):
         return None         # the draw must read the key passed in: no rebinding before it
-    positional = [a.arg for a in func.args.posonlyargs + func.args.args]
+    positional = [a.arg for a in func.args.posonlyargs + func.args.args][1 if info.cls is not None else 0:]
     if key.id not in positional:
         return None
-    return func.name, (positional.index(key.id), key.id)
+    return id(func), (func.name, positional.index(key.id), key.id)
 
 
 class _TopLevel:
@@ -335,20 +363,20 @@ class _TopLevel:
     def __init__(self, analysis):
         self.analysis = analysis
         self.body = analysis.tree.body
-        self.starts = [(stmt.decorator_list[0].lineno, -1) if getattr(stmt, "decorator_list", None)
-                       else (stmt.lineno, stmt.col_offset) for stmt in self.body]
+        self.starts = [_start(stmt) for stmt in self.body]
 
     def may_draw(self, call, key) -> bool:
         """What `_draws_from_parameter` needs before it asks for scopes: the call runs in a
-        module-level def that takes the key as a positional parameter, or in a closure directly
-        inside such a def (which reads that parameter). A def inside a top-level block (`if`,
-        `try`) is decided from the call's ancestors."""
-        i = bisect.bisect_right(self.starts, (call.lineno, call.col_offset)) - 1
-        top = self.body[i] if i >= 0 else None
+        module-level def or a method of a module-level class that takes the key as a positional
+        parameter, or in a closure directly inside such a def (which reads that parameter). A
+        def inside a top-level block (`if`, `try`) is decided from the call's ancestors."""
+        top = _holding(self.body, self.starts, call)
+        if isinstance(top, ast.ClassDef):       # a method: its def, among the class's statements
+            top = _holding(top.body, [_start(stmt) for stmt in top.body], call)
         if isinstance(top, ast.FunctionDef):
             return key.id in (a.arg for a in top.args.posonlyargs + top.args.args)
-        if top is None or isinstance(top, (ast.AsyncFunctionDef, ast.ClassDef)) or not any(child_bodies(top)):
-            return False        # a class's method, or a statement that holds no def
+        if top is None or isinstance(top, ast.AsyncFunctionDef) or not any(child_bodies(top)):
+            return False        # a statement that holds no def
         defs = []
         for anc in self.analysis.parents.chain(call):
             if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
@@ -359,6 +387,18 @@ class _TopLevel:
                 not all(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in defs):
             return False
         return key.id in (a.arg for a in defs[-1].args.posonlyargs + defs[-1].args.args)
+
+
+def _start(stmt) -> tuple:
+    """Where a statement starts, its decorators included."""
+    return (stmt.decorator_list[0].lineno, -1) if getattr(stmt, "decorator_list", None) \
+        else (stmt.lineno, stmt.col_offset)
+
+
+def _holding(body, starts, node):
+    """The statement of `body` (`starts`: their _start) that holds `node`, found by position."""
+    i = bisect.bisect_right(starts, (node.lineno, node.col_offset)) - 1
+    return body[i] if i >= 0 else None
 
 
 def _on_some_paths(scope, stmt) -> bool:
