@@ -80,6 +80,15 @@ class LineFilter:
 _joined = (None, "", None)   # (lines, "\n".join(lines), line start offsets): the last file's
 
 
+def joined_text(lines) -> str:
+    """The lines as one text (a newline between each), shared with the line filters of the same
+    lines: a search of the whole module for a few characters costs one pass in C."""
+    global _joined
+    if _joined[0] is not lines:
+        _joined = (lines, "\n".join(lines), None)
+    return _joined[1]
+
+
 def _lines_with_words(lines, words) -> list:
     """Sorted numbers of the lines where some word occurs as a whole identifier.
 
@@ -87,11 +96,8 @@ def _lines_with_words(lines, words) -> list:
     line, which made this filter the largest single cost of the flake8 plugin. The joined text
     is kept for the next filter over the same lines (each file builds three)."""
     global _joined
-    cached_lines, text, starts = _joined
-    if cached_lines is not lines:
-        text = "\n".join(lines)      # lines may or may not end in "\n": one more keeps words apart
-        starts = None
-        _joined = (lines, text, starts)
+    text = joined_text(lines)     # lines may or may not end in "\n": one more keeps words apart
+    starts = _joined[2]
     size = len(text)
     found = set()
     for word in words:

@@ -7,7 +7,7 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
-from jaxlint.analysis.syntax import LineFilter, child_bodies, pruned_walk
+from jaxlint.analysis.syntax import LineFilter, child_bodies, joined_text, pruned_walk
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 
@@ -364,6 +364,7 @@ class _TopLevel:
         self.analysis = analysis
         self.body = analysis.tree.body
         self.starts = [_start(stmt) for stmt in self.body]
+        self.text = joined_text(analysis.lines) if analysis.lines is not None else None
 
     def may_draw(self, call, key) -> bool:
         """What `_draws_from_parameter` needs before it asks for scopes: the call runs in a
@@ -373,6 +374,8 @@ class _TopLevel:
         top = _holding(self.body, self.starts, call)
         if isinstance(top, ast.ClassDef):       # a method: its def, among the class's statements
             top = _holding(top.body, [_start(stmt) for stmt in top.body], call)
+            if not isinstance(top, ast.FunctionDef) or self.text is not None and f".{top.name}(" not in self.text:
+                return False    # not a method, or one the module never calls on an object
         if isinstance(top, ast.FunctionDef):
             return key.id in (a.arg for a in top.args.posonlyargs + top.args.args)
         if top is None or isinstance(top, ast.AsyncFunctionDef) or not any(child_bodies(top)):
