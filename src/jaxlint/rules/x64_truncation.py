@@ -4,7 +4,7 @@ import ast
 import re
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.syntax import LineFilter, pruned_walk
+from jaxlint.analysis.syntax import LineFilter, joined_text, pruned_walk
 from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -136,7 +136,7 @@ def _is_program(analysis) -> bool:
 
 def _enables_x64(analysis) -> bool:
     """Does the file, or the project around it, mention a way of enabling x64?"""
-    text = "\n".join(analysis.lines or ())
+    text = joined_text(analysis.lines) if analysis.lines is not None else ""
     if any(word in text for word in ENABLING_WORDS):
         return True
     view = getattr(analysis.flow, "external", None)
