@@ -1480,8 +1480,13 @@ class FunctionRun:
                                  maykey=first.maykey or keys)
             return vals.static(pyseq=True) if first.state == STATIC else UNKNOWN_V
         if name in ("zip", "enumerate", "reversed", "sorted", "iter", "map", "filter"):
-            return UNKNOWN_V if not any(a.traced for a in args) else vals.traced(
-                leaf=CONTAINER, path=vals.first_traced(args).path, maykey=keys and name in ("sorted", "reversed", "iter"))
+            if not any(a.traced for a in args):
+                # a sequence of static values is static (`zip(sizes[:-1], sizes[1:])`); `map` and
+                # `filter` apply a function the result also depends on
+                return vals.static(pyseq=True) if args and name not in ("map", "filter") and \
+                    all(a.state == STATIC for a in args) else UNKNOWN_V
+            return vals.traced(leaf=CONTAINER, path=vals.first_traced(args).path,
+                               maykey=keys and name in ("sorted", "reversed", "iter"))
         if name == "dict":
             return vals.static(pyseq=True) if not any(a.traced for a in list(kwargs.values()) + args) else \
                 vals.traced(leaf=CONTAINER, path=vals.first_traced(list(kwargs.values()) + args).path)
