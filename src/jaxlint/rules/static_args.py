@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
@@ -20,6 +21,9 @@ def resolve_values(analysis, site, node, depth=0) -> Optional[list]:
     if isinstance(node, ast.Attribute) and depth < 4:
         value = analysis.imported_value(node)       # `config.LAYERS`: the module's constant
         return [node] if value is None else resolve_values(analysis, site, value, depth + 1)
+    if isinstance(node, ast.Subscript) and depth < 4:
+        item = _display_item(analysis, site, node, depth)     # `config["layer_sizes"]`
+        return [node] if item is None else resolve_values(analysis, site, item, depth + 1)
     if not isinstance(node, ast.Name) or depth >= 4:
         return [node]
     found = analysis.values_at(node.id, site.node, site.scope)
@@ -35,6 +39,38 @@ def resolve_values(analysis, site, node, depth=0) -> Optional[list]:
         else:
             out.append(value)
     return out
+
+
+def _display_item(analysis, site, node: ast.Subscript, depth: int) -> Optional[ast.AST]:
+    """The element a constant subscript reads from a dict or list display that a variable holds
+    (`config = {"layer_sizes": [8, 32, 1]}` ... `config["layer_sizes"]`), when the module never
+    changes that variable's items in place; else None."""
+    if not isinstance(node.value, ast.Name) or not isinstance(node.slice, ast.Constant):
+        return None
+    found = resolve_values(analysis, site, node.value, depth + 1)
+    if not found or any(v is not found[0] for v in found):
+        return None
+    display, key = found[0], node.slice.value
+    if analysis.lines is None or _changed_in_place(analysis, node.value.id):
+        return None
+    if isinstance(display, ast.Dict):
+        if any(k is None or not isinstance(k, ast.Constant) for k in display.keys):
+            return None         # `**other` or a computed key: which value wins is not shown
+        matches = [v for k, v in zip(display.keys, display.values) if k.value == key and type(k.value) is type(key)]
+        return matches[-1] if matches else None
+    if isinstance(display, (ast.List, ast.Tuple)) and type(key) is int \
+            and not any(isinstance(e, ast.Starred) for e in display.elts) and -len(display.elts) <= key < len(display.elts):
+        return display.elts[key]
+    return None
+
+
+def _changed_in_place(analysis, name: str) -> bool:
+    """Does the module's text store into, delete from or call a mutating method on `name`?"""
+    from jaxlint.analysis.semantic import MUTATORS
+    from jaxlint.analysis.syntax import joined_text
+    pattern = re.compile(rf"\b{re.escape(name)}\s*(?:\[[^\n]*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
+                         rf"|\.\s*(?:{'|'.join(sorted(MUTATORS))})\b)|\bdel\s+{re.escape(name)}\s*\[")
+    return pattern.search(joined_text(analysis.lines)) is not None
 
 
 def resolve_value(analysis, site, node) -> Optional[ast.AST]:
