@@ -3,11 +3,12 @@
 import ast
 import bisect
 import re
+import weakref
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
-from jaxlint.analysis.syntax import LineFilter, child_bodies, joined_text, pruned_walk
+from jaxlint.analysis.syntax import LineFilter, child_bodies, iter_statements, joined_text, pruned_walk
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
 
@@ -23,10 +24,11 @@ class PrngKeyReuse(Rule):
         the semantic model follows the control flow: a second sampler on the same key, `split`
         after a sampler, or a sampler in a loop that never replaces the key (reported on the
         sampler: each iteration draws the same numbers). `fold_in` does not consume a key; a
-        rebinding (`key, sub = jax.random.split(key)`) starts a new value. Two identical calls
-        on one key in a function that compares values (an `assert`, `allclose`,
-        `assert_array_equal`: a reproducibility check) are not flagged, except `split`: two equal
-        splits hand out the same subkeys twice. Elsewhere two identical draws are the bug itself (`xs = uniform(key, (n,))`,
+        rebinding (`key, sub = jax.random.split(key)`) starts a new value. In a function that
+        compares values (an `assert`, `allclose`, `assert_array_equal`), two identical draws
+        from one key (a reproducibility check; not two `split`s, which hand out the same subkeys
+        twice) are not flagged, nor a function that draws tested against `jax.random` on the
+        same key when one comparison reads both results. Elsewhere two identical draws are the bug itself (`xs = uniform(key, (n,))`,
         `ys = uniform(key, (n,))` give xs == ys). A function of the module that always draws from one of
         its parameters (`def init_params(key, n): return jax.random.normal(key, (n,))`), through
         other such functions or through a closure it calls on every path (a loss function given
@@ -129,6 +131,8 @@ def _reuses(analysis):
     source order of the first; a call that consumes its key again in the next iteration of a
     loop is its own first consumer."""
     consumers = {id(key): (node, key) for node, key in _sampler_calls(analysis)}
+    for node, key in _imported_draws(analysis, {key.id for _, key in consumers.values()} | _keys_made(analysis)):
+        consumers.setdefault(id(key), (node, key))
     if not consumers:
         return
     drawing = _drawing_functions(analysis, consumers.values())
@@ -156,10 +160,15 @@ def _reuses(analysis):
             if again is None or id(node) in reported:
                 continue
             second = again[0]
+            where = scope.node if scope.node is not None else analysis.tree
             if second is not call and ast.dump(second) == ast.dump(call) \
-                    and _name(analysis, call) != "jax.random.split" \
-                    and _compares(scope.node if scope.node is not None else analysis.tree):
+                    and _name(analysis, call) != "jax.random.split" and _compares(where):
                 continue      # the same draw twice, compared: a reproducibility check (not for split)
+            if second is not call and _name(analysis, call).startswith("jax.random.") \
+                    != _name(analysis, second).startswith("jax.random.") and _compared_together(where, call, second):
+                continue      # a function that draws, tested against jax.random on the same key: one
+                #               comparison reads both results (`tree_split_key_like(k, t)` vs `split(k, n)`)
+
             if second is call and not _name(analysis, call).startswith("jax.random.") \
                     and not _advances_state(call, stmt, key.id):
                 continue      # a helper given one fixed key per iteration: an evaluation key, a sweep
@@ -213,6 +222,45 @@ def _compares(node) -> bool:
     return False
 
 
+def _compared_together(where, first, second) -> bool:
+    """Does one comparison of the function (an `assert`, or a call of an equality test or of an
+    `assert...` helper, handed on or not) read what both calls return: the calls themselves, or names bound to their results
+    (directly or through one more assignment)?"""
+    fed = [_fed_names(where, call) for call in (first, second)]
+    for sub in ast.walk(where):
+        if isinstance(sub, ast.Assert):
+            test = sub.test
+        elif isinstance(sub, ast.Call) and any(
+                isinstance(n, (ast.Name, ast.Attribute)) and _is_equality_test(n.attr if isinstance(n, ast.Attribute) else n.id)
+                for n in [sub.func] + list(sub.args)):
+            test = sub
+        else:
+            continue
+        inside = list(ast.walk(test))
+        read = {n.id for n in inside if isinstance(n, ast.Name)}
+        if all(call in inside or names & read for call, names in zip((first, second), fed)):
+            return True
+    return False
+
+
+def _is_equality_test(name: str) -> bool:
+    """An equality test by its name: a known one, or a test helper named `assert...`
+    (`assert_trees_all_close`, `assertAllClose`)."""
+    return name in api.EQUALITY_TESTS or name.startswith("assert")
+
+
+def _fed_names(where, call) -> set:
+    """The names bound to what `call` returns in `where`, and to what an expression of those
+    returns (one step further: `fst = jnp.stack(keys)`)."""
+    names: set = set()
+    for _ in range(2):
+        for stmt in ast.walk(where):
+            if isinstance(stmt, ast.Assign) and (stmt.value is call or any(
+                    isinstance(n, ast.Name) and n.id in names for n in ast.walk(stmt.value))):
+                names.update(n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return names
+
+
 def _name(analysis, call) -> str:
     return analysis.imports.resolve(call.func) or ast.unparse(call.func)
 
@@ -244,6 +292,60 @@ def _consumed_key(analysis, call, drawing=None):
     node = call.args[index] if index < len(call.args) else \
         next((kw.value for kw in call.keywords if kw.arg == param), None)
     return node if isinstance(node, ast.Name) else None
+
+
+def _imported_draws(analysis, names) -> list:
+    """(call, key Name node) of the calls of another module's functions that draw from the key
+    passed to them (`init_policy(rng)` imported from the project's `networks.py`), among the
+    calls passing one of `names` (the keys this module consumes itself). Project analysis only:
+    the other module's drawing functions are found as this module's are, in its own analysis."""
+    view = getattr(analysis.flow, "external", None)
+    if not names or view is None or not view.imported or analysis.lines is None:
+        return []
+    found = []
+    for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, names), expressions=True):
+        if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+            continue
+        root = node.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id not in view.imported:
+            continue
+        home = analysis.imported_def(node.func)
+        if home is None:
+            continue
+        other, func = home[0], home[1]
+        drawing = _FOREIGN.get(other)
+        if drawing is None:
+            drawing = _FOREIGN[other] = _drawing_functions(other)
+        hit = drawing.get(id(func))
+        if hit is None:
+            continue
+        _, index, param = hit
+        key = node.args[index] if index < len(node.args) else \
+            next((kw.value for kw in node.keywords if kw.arg == param), None)
+        if isinstance(key, ast.Name) and key.id in names:
+            found.append((node, key))
+    return found
+
+
+def _keys_made(analysis) -> set:
+    """The names this module binds to a key made or split by jax.random (`key = jax.random.key(0)`,
+    `key, sub = jax.random.split(key)`), on the lines that name it; project analysis only (they
+    are what it may hand to another module's sampler)."""
+    view = getattr(analysis.flow, "external", None)
+    if view is None or not view.imported or analysis.lines is None:
+        return set()
+    aliases = {local for local, target in analysis.imports.aliases.items() if target.startswith("jax.random")}
+    found = set()
+    for stmt in iter_statements(analysis.tree.body, LineFilter(analysis.lines, {"random"} | aliases)):
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+                and (analysis.imports.resolve(stmt.value.func) or "").startswith("jax.random."):
+            found.update(n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return found
+
+
+_FOREIGN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # other module's analysis -> its drawing functions
 
 
 def _callee(analysis, call):
