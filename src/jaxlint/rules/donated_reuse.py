@@ -1,12 +1,14 @@
 """JAX403 donated-reuse."""
 
 import ast
+import os
 
 from jaxlint.analysis import api_tables as api
 
 from jaxlint.analysis.semantic import SCOPE_NODES, NameScope, ScopeKind
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
+from jaxlint.rules.static_args import class_called
 
 
 class DonatedReuse(Rule):
@@ -186,13 +188,20 @@ def _assigns_attribute(stmt, attr) -> bool:
 
 _UPDATES = {"replace", "apply_gradients", "set", "add", "multiply", "divide", "min", "max", "power",
             "copy", "block_until_ready"}
+# What a deleted array (or an object holding arrays) still answers: not a buffer of it.
+_METADATA = {"shape", "dtype", "ndim", "size", "sharding", "weak_type", "aval"}
 _ELEMENTWISE = ("jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map", "optax.apply_updates",
                 "jnp.where", "lax.stop_gradient", "jax.lax.stop_gradient")
 
 
 def _output_may_reuse(analysis, entry, param) -> bool:
     """Does the jitted function return something built elementwise from `param` (so that an
-    output has its shape and dtype, and JAX takes over, and deletes, the donated buffer)?"""
+    output has its shape and dtype, and JAX takes over, and deletes, the donated buffer)? The
+    body is read with its own module's names (a jitted step imported from another module)."""
+    if entry.home and os.path.abspath(entry.home) != os.path.abspath(analysis.path):
+        analysis = analysis.other_module(entry.home)
+        if analysis is None:
+            return False
     node = entry.node
     if isinstance(node, ast.Lambda):
         return _shaped_like(analysis, node.body, {param})
@@ -230,6 +239,9 @@ def _shaped_like(analysis, expr, same) -> bool:
         return _shaped_like(analysis, expr.body, same) or _shaped_like(analysis, expr.orelse, same)
     if isinstance(expr, ast.Attribute) and expr.attr == "at":
         return _shaped_like(analysis, expr.value, same)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in same \
+            and expr.attr not in _METADATA:
+        return True         # `state.params`: a field (a leaf or a subtree) of the donated pytree
     if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id in same \
             and isinstance(expr.slice, ast.Constant):
         return True         # `state["w"]`: a leaf (or subtree) of the donated pytree
@@ -248,6 +260,9 @@ def _shaped_like(analysis, expr, same) -> bool:
             return True     # `jnp.linalg.cholesky(a)`, or a tuple holding `cho_factor(a)`'s factor
         if isinstance(func, ast.Attribute) and func.attr in _UPDATES:
             return _shaped_like(analysis, func.value, same)
+        if class_called(analysis, expr) is not None:
+            # a pytree built from leaves of it (`TrainState(state.step + 1, params, momentum)`)
+            return any(_shaped_like(analysis, a, same) for a in list(expr.args) + [k.value for k in expr.keywords])
     return False
 
 
