@@ -165,22 +165,7 @@ class UnrolledLoop(Rule):
         entry = _jitted_named(home, sink.frame.entry) if home is not None else None
         if entry is None or entry.func is None or bare not in entry.func.params or bare not in entry.static:
             return None
-        default = calls.defaults_of(entry).get(bare)
-        most = None          # (count, file, line)
-        for other, call, skips in _foreign_calls_of(analysis, home, entry):
-            site = calls.map_call(call, entry, skips)
-            if site.starred:
-                continue
-            arg = site.args.get(bare)
-            if arg is not None:
-                shown = other.shown.values(arg.node, Ctx(other.parents.scope_of(call), call.lineno))
-            elif default is not None:
-                shown = home.shown.values(default, Ctx(home.parents.scope_of(entry.node), entry.node.lineno))
-            else:
-                continue
-            for value in shown.known:
-                if isinstance(value, int) and not isinstance(value, bool) and (most is None or value > most[0]):
-                    most = (value, other.path, call.lineno)
+        most = _largest_passed(analysis, home, entry, bare)
         if most is None:
             return None
         count, path, line = most
@@ -230,12 +215,44 @@ class UnrolledLoop(Rule):
             if count >= threshold:
                 what = f"`{bare}` is a static parameter, and " if bare else ""
                 return f"{what}it runs {count} iterations with {where} (threshold {threshold})"
+            passed = _largest_passed(analysis, analysis, entry, bare, importers_only=True) \
+                if analysis.project is not None and bare and not sink.frame.chain and len(args) == 1 \
+                and bare in entry.static else None
+            if passed is not None and passed[0] >= threshold:
+                count, path, line = passed
+                return (f"`{bare}` is a static parameter, and it runs {count} iterations with the arguments "
+                        f"of the call at {os.path.basename(path)}:{line} (threshold {threshold})")
             analysis.notes.append(f"JAX302 not reported at line {loop.lineno}: every value the file "
                                   f"passes gives at most {count} iterations (threshold {threshold})")
             return None
         if bare:
             return f"`{bare}` is a static parameter: the loop length is a compile-time constant"
         return None
+
+
+def _largest_passed(analysis, home, entry, bare, importers_only=False):
+    """(count, file, line): the largest int that a call of the jitted `entry` (of the module
+    `home` analyses), in that module or in one importing it, passes for its parameter `bare` (or
+    leaves at its default); None when no call shows one."""
+    default = calls.defaults_of(entry).get(bare)
+    most = None
+    for other, call, skips in _foreign_calls_of(analysis, home, entry):
+        if importers_only and other is home:
+            continue
+        site = calls.map_call(call, entry, skips)
+        if site.starred:
+            continue
+        arg = site.args.get(bare)
+        if arg is not None:
+            shown = other.shown.values(arg.node, Ctx(other.parents.scope_of(call), call.lineno))
+        elif default is not None:
+            shown = home.shown.values(default, Ctx(home.parents.scope_of(entry.node), entry.node.lineno))
+        else:
+            continue
+        for value in shown.known:
+            if isinstance(value, int) and not isinstance(value, bool) and (most is None or value > most[0]):
+                most = (value, other.path, call.lineno)
+    return most
 
 
 def _foreign_calls_of(analysis, home, entry):
