@@ -28,7 +28,7 @@ from jaxlint.analysis.semantic import BindingKind, ReachKind, SemanticModel
 from jaxlint.analysis.shown import Ctx, Shown
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import Leaf
-from jaxlint.analysis.syntax import LineFilter, Parents, pruned_walk
+from jaxlint.analysis.syntax import LineFilter, Parents, joined_text, pruned_walk
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 
 _ARRAY_ANNOTATION = re.compile(
@@ -340,10 +340,14 @@ class Analysis:
         """The plain names the module's text calls (`name(`): a cheap first look."""
         return self._calls_in_text()[0]
 
+    def attributes_called(self) -> dict:
+        """{name: attributes called on it} of the module's text (`mod.f(` gives mod -> {f})."""
+        return self._calls_in_text()[1]
+
     def _calls_in_text(self) -> tuple:
         """(names called, {name: attributes called on it}) from one scan of the module's text."""
         if "_text_calls" not in self.__dict__:
-            text = "\n".join(self.lines) if self.lines is not None else ast.unparse(self.tree)
+            text = joined_text(self.lines) if self.lines is not None else ast.unparse(self.tree)
             self._text_calls = calls_in_text(text)
         return self._text_calls
 

@@ -2,11 +2,13 @@
 
 import ast
 import bisect
+import os
 import re
-import weakref
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
+from jaxlint.analysis.crossmodule import file_digest, per_version
+from jaxlint.analysis.file import module_analysis
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
 from jaxlint.analysis.syntax import LineFilter, child_bodies, iter_statements, joined_text, pruned_walk
 from jaxlint.findings import Finding, Fix, NoFix
@@ -130,8 +132,10 @@ def _reuses(analysis):
     """(first consumer, second consumer, key Name node of the second) for every reuse, in
     source order of the first; a call that consumes its key again in the next iteration of a
     loop is its own first consumer."""
-    consumers = {id(key): (node, key) for node, key in _sampler_calls(analysis)}
-    for node, key in _imported_draws(analysis, {key.id for _, key in consumers.values()} | _keys_made(analysis)):
+    named = LineFilter(None, ())
+    consumers = {id(key): (node, key) for node, key in _sampler_calls(analysis, named)}
+    for node, key in _imported_draws(analysis, {key.id for _, key in consumers.values()}, list(consumers.values()),
+                                     named):
         consumers.setdefault(id(key), (node, key))
     if not consumers:
         return
@@ -191,7 +195,7 @@ def _may_be_reused(analysis, consumers) -> set:
                 break
             if isinstance(anc, LOOP_STATEMENTS + COMPREHENSIONS):
                 again.add(id(call))
-        groups.setdefault((key.id, id(owner)), []).append(id(call))
+        groups.setdefault((key.id, id(owner)), set()).add(id(call))
     return again.union(*(ids for ids in groups.values() if len(ids) > 1))
 
 
@@ -294,16 +298,37 @@ def _consumed_key(analysis, call, drawing=None):
     return node if isinstance(node, ast.Name) else None
 
 
-def _imported_draws(analysis, names) -> list:
+def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
     """(call, key Name node) of the calls of another module's functions that draw from the key
     passed to them (`init_policy(rng)` imported from the project's `networks.py`), among the
-    calls passing one of `names` (the keys this module consumes itself). Project analysis only:
-    the other module's drawing functions are found as this module's are, in its own analysis."""
+    calls passing one of `names` (the keys this module consumes; without any, the keys it makes)
+    that another consumer of that key may follow (`consumers`: this module's own; see
+    _may_be_reused), so that only those calls' modules are read (`random_lines`: the lines that
+    name jax.random, from _sampler_calls). Project analysis only: the other module's drawing
+    functions are found as this module's are, in its own analysis."""
     view = getattr(analysis.flow, "external", None)
-    if not names or view is None or not view.imported or analysis.lines is None:
+    if view is None or not view.imported or analysis.lines is None:
         return []
-    found = []
-    for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, names), expressions=True):
+    names = set(names) or _keys_made(analysis, random_lines)     # (without draws of its own: the keys it makes)
+    if not names:
+        return []
+    called, on = analysis.names_called(), analysis.attributes_called()
+    project = analysis.project
+    project_names = {local for local, dotted in view.imported.items()
+                     if (local in called or local in on) and project.may_hold(
+                         project.absolute(dotted, view.path) or dotted, view.path)
+                     and view.target_of(ast.Name(id=local, ctx=ast.Load())) is not None}
+    if not project_names:
+        return []           # nothing imported from the project's own modules
+    # the lines where such a call starts with a key on it or on one of the next few (its
+    # arguments wrapped): `attack_losses.get_attack_fn(\n    fn, batch, dropout_rng,`
+    keyed = set(LineFilter(analysis.lines, names).hits or ())
+    lines = LineFilter(analysis.lines, project_names)
+    lines.hits = [i for i in lines.hits or () if any(i + k in keyed for k in range(_WRAPPED_LINES))]
+    if not lines.hits:
+        return []
+    calls = []
+    for node in pruned_walk(analysis.tree, lines, expressions=True):
         if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
             continue
         root = node.func
@@ -311,17 +336,25 @@ def _imported_draws(analysis, names) -> list:
             root = root.value
         if not isinstance(root, ast.Name) or root.id not in view.imported:
             continue
-        home = analysis.imported_def(node.func)
-        if home is None:
+        keys = [a for a in list(node.args) + [k.value for k in node.keywords] if isinstance(a, ast.Name) and a.id in names]
+        target = view.target_of(node.func) if keys else None     # a module of the project (cached per name)
+        if target is not None and target.path.endswith(".py"):
+            calls.append((node, target, keys))
+    if not calls:
+        return []
+    pairs = list(consumers) + [(node, key) for node, _, keys in calls for key in keys]
+    again = _may_be_reused(analysis, pairs)
+    found = []
+    for node, target, keys in calls:
+        if id(node) not in again:
             continue
-        other, func = home[0], home[1]
-        drawing = _FOREIGN.get(other)
-        if drawing is None:
-            drawing = _FOREIGN[other] = _drawing_functions(other)
-        hit = drawing.get(id(func))
+        drawing = per_version(analysis.project, "drawing functions", target.path,
+                              lambda full: _module_drawing(analysis.project, full, analysis.config), {})
+        analysis.depends[os.path.abspath(target.path)] = file_digest(target.path)
+        hit = drawing.get(target.name)
         if hit is None:
             continue
-        _, index, param = hit
+        index, param = hit
         key = node.args[index] if index < len(node.args) else \
             next((kw.value for kw in node.keywords if kw.arg == param), None)
         if isinstance(key, ast.Name) and key.id in names:
@@ -329,23 +362,43 @@ def _imported_draws(analysis, names) -> list:
     return found
 
 
-def _keys_made(analysis) -> set:
+_WRAPPED_LINES = 4      # a call's first line and the next three, where its key argument may sit
+
+
+def _keys_made(analysis, random_lines=None) -> set:
     """The names this module binds to a key made or split by jax.random (`key = jax.random.key(0)`,
     `key, sub = jax.random.split(key)`), on the lines that name it; project analysis only (they
     are what it may hand to another module's sampler)."""
     view = getattr(analysis.flow, "external", None)
     if view is None or not view.imported or analysis.lines is None:
         return set()
-    aliases = {local for local, target in analysis.imports.aliases.items() if target.startswith("jax.random")}
+    if random_lines is None:
+        aliases = {local for local, target in analysis.imports.aliases.items() if target.startswith("jax.random")}
+        random_lines = LineFilter(analysis.lines, {"random"} | aliases)
     found = set()
-    for stmt in iter_statements(analysis.tree.body, LineFilter(analysis.lines, {"random"} | aliases)):
+    for stmt in iter_statements(analysis.tree.body, random_lines):
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
                 and (analysis.imports.resolve(stmt.value.func) or "").startswith("jax.random."):
             found.update(n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name))
     return found
 
 
-_FOREIGN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # other module's analysis -> its drawing functions
+def _module_drawing(project, path, config) -> dict:
+    """name -> (position, parameter) of each module-level function of the module at `path` that
+    draws from a key parameter (as `_drawing_functions` finds them there): asked once per version
+    of the file by every module importing it."""
+    from jaxlint.project import _read
+    if b"random" not in _read(path):
+        return {}               # draws nothing: not worth an analysis
+    other = module_analysis(project, path, config)
+    if other is None:
+        return {}
+    found = {}
+    for key, (name, index, param) in _drawing_functions(other).items():
+        info = other.index.by_node.get(key)
+        if info is not None and info.cls is None:
+            found[name] = (index, param)
+    return found
 
 
 def _callee(analysis, call):
@@ -361,7 +414,7 @@ def _callee(analysis, call):
     return found if found is not None and found.method_kind == "instance" else None
 
 
-def _sampler_calls(analysis) -> list:
+def _sampler_calls(analysis, named=None) -> list:
     """(call, key Name node) of each jax.random call consuming a key, on the lines that call a
     function of jax.random that consumes one (`jax.random.normal(`, `jr.split(`, `uniform(`
     imported from it): most files that say `random` only make keys, or mean NumPy's."""
@@ -369,7 +422,9 @@ def _sampler_calls(analysis) -> list:
     modules = sorted(local for local, target in aliases.items() if target == "jax.random")
     drawers = sorted(local for local, target in aliases.items()
                      if target != "jax.random" and target not in api.KEY_NOT_CONSUMED)
-    lines = LineFilter(analysis.lines, {"random", *modules, *drawers})
+    lines = LineFilter(analysis.lines, {"random", *aliases})
+    if named is not None:
+        named.hits = lines.hits       # every line naming it, for the keys the module makes
     if lines.hits is not None:
         module = re.compile(r"(?:\bjax\s*\.\s*random" + "".join(rf"|\b{re.escape(a)}" for a in modules) +
                             r")\s*\.\s*(\w+)")
