@@ -408,3 +408,13 @@ def test_internal_error_is_one_line_and_the_other_files_are_linted(tmp_path, job
                         r"planted\.py: ValueError: planted bug x+\.\.\. at check:\d+\. Please report it at "
                         r"https://\S+ with the file\.$", lines[0]), lines[0]
         assert result.rc != 0
+
+
+def test_an_integer_literal_too_long_to_print_reaches_a_jitted_call(tmp_path):
+    """Python refuses to turn an int of more than 4,300 digits into text (ValueError): the
+    signature reader used to print each literal argument of a jitted call for its messages."""
+    source = ("import jax\n\nshift = jax.jit(lambda x: x + 1)\n\n\ndef run():\n"
+              f"    return shift(0x{'f' * 4000})\n")
+    cli, fl8 = both(tmp_path, "huge_int.py", source)       # both() asserts no internal error (JAX000)
+    for result in (cli, fl8):
+        assert "internal error" not in result.text, result.text[-3000:]

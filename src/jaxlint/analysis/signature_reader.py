@@ -26,6 +26,7 @@ from jaxlint.analysis.module import evaluate_literal
 from jaxlint.analysis.semantic import (LOOP_STATEMENTS, BindingKind, ReachKind, Scope, comprehension_target,
                                        enclosing_statement)
 from jaxlint.analysis.shown import Ctx
+from jaxlint.analysis.syntax import text_of
 from jaxlint.analysis.signatures import (MORE, Atom, Leaf, Opaque, Tree, dtype_difference, leaves, poly_add,
                                          poly_atom, poly_atoms, poly_const, poly_mul, poly_value,
                                          structure_difference)
@@ -219,7 +220,7 @@ class SignatureReader:
 
     def _sig(self, expr, stmt):
         if isinstance(expr, ast.Constant):
-            return _constant_sig(expr.value, ast.unparse(expr))
+            return _constant_sig(expr.value, text_of(expr) or "?")
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
             inner = self.sig(expr.operand, stmt)
             if isinstance(inner, Leaf) and inner.python != "bool":
