@@ -256,14 +256,11 @@ class Parents:
         known = self._wide_nodes.get(id(node))
         if known is None:
             spanned = [c for c in children if isinstance(c, ast.stmt)]
-            starts = [(min(c.lineno, *(d.lineno for d in c.decorator_list)) if getattr(c, "decorator_list", None)
-                       else c.lineno, c.col_offset if not getattr(c, "decorator_list", None) else -1)
-                      for c in spanned]
             rest = [c for c in children if not isinstance(c, ast.stmt)]
-            known = self._wide_nodes[id(node)] = (starts, spanned, rest)
+            known = self._wide_nodes[id(node)] = ([statement_start(c) for c in spanned], spanned, rest)
         starts, spanned, rest = known
-        i = bisect.bisect_right(starts, start) - 1
-        return rest + [spanned[i]] if i >= 0 else rest
+        held = statement_holding(spanned, starts, start)
+        return rest + [held] if held is not None else rest
 
     def chain(self, node):
         """Ancestors of `node`, innermost first."""
@@ -295,6 +292,22 @@ class Parents:
 
 
 _WIDE = 16     # children beyond which a descent bisects a node's statements instead of trying each
+
+
+def statement_start(stmt) -> tuple:
+    """(line, column) where a statement starts, its decorators included (column -1 then)."""
+    decorators = getattr(stmt, "decorator_list", None)
+    if decorators:
+        return min(stmt.lineno, *(d.lineno for d in decorators)), -1
+    return stmt.lineno, stmt.col_offset
+
+
+def statement_holding(body, starts, position):
+    """The statement of `body` (`starts`: their statement_start, in order) that may hold what
+    starts at `position` ((line, column)): statements do not overlap, so the last one starting at
+    or before it; None before the first."""
+    i = bisect.bisect_right(starts, position) - 1
+    return body[i] if i >= 0 else None
 
 
 def _span(node) -> Optional[tuple]:

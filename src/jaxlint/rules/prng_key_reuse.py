@@ -1,7 +1,6 @@
 """JAX401 prng-key-reuse."""
 
 import ast
-import bisect
 import os
 import re
 from typing import Optional
@@ -10,8 +9,10 @@ from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.crossmodule import file_digest, per_version
 from jaxlint.analysis.file import module_analysis
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
-from jaxlint.analysis.syntax import LineFilter, child_bodies, iter_statements, joined_text, pruned_walk
+from jaxlint.analysis.syntax import (LineFilter, child_bodies, iter_statements, joined_text, pruned_walk,
+                                     statement_holding, statement_start)
 from jaxlint.findings import Finding, Fix, NoFix
+from jaxlint.project import _read as read_project_file
 from jaxlint.rules.base import Rule
 
 
@@ -36,7 +37,9 @@ class PrngKeyReuse(Rule):
         other such functions or through a closure it calls on every path (a loss function given
         to `jax.value_and_grad`), consumes the key passed there, like a sampler; so does such a
         method of a class of the module, called on `self`, on an object an attribute holds
-        (`self.policy.act(key, obs)`) or on one a variable holds (`policy: Policy`). Such a function
+        (`self.policy.act(key, obs)`) or on one a variable holds (`policy: Policy`), and, in
+        project analysis, a function of another module of the project that draws so
+        (`init_policy(key)` then `env.reset(key)`, both imported). Such a function
         called with one fixed key in every iteration of a loop is not flagged (an evaluation key,
         a sweep over settings) unless the loop feeds the call's result back into it
         (`params, loss = train_step(params, batch, key)`: the same dropout mask at every step).
@@ -387,8 +390,7 @@ def _module_drawing(project, path, config) -> dict:
     """name -> (position, parameter) of each module-level function of the module at `path` that
     draws from a key parameter (as `_drawing_functions` finds them there): asked once per version
     of the file by every module importing it."""
-    from jaxlint.project import _read
-    if b"random" not in _read(path):
+    if b"random" not in read_project_file(path):
         return {}               # draws nothing: not worth an analysis
     other = module_analysis(project, path, config)
     if other is None:
@@ -520,7 +522,7 @@ class _TopLevel:
     def __init__(self, analysis):
         self.analysis = analysis
         self.body = analysis.tree.body
-        self.starts = [_start(stmt) for stmt in self.body]
+        self.starts = [statement_start(stmt) for stmt in self.body]
         self.text = joined_text(analysis.lines) if analysis.lines is not None else None
 
     def may_draw(self, call, key) -> bool:
@@ -528,9 +530,10 @@ class _TopLevel:
         module-level def or a method of a module-level class that takes the key as a positional
         parameter, or in a closure directly inside such a def (which reads that parameter). A
         def inside a top-level block (`if`, `try`) is decided from the call's ancestors."""
-        top = _holding(self.body, self.starts, call)
+        top = statement_holding(self.body, self.starts, (call.lineno, call.col_offset))
         if isinstance(top, ast.ClassDef):       # a method: its def, among the class's statements
-            top = _holding(top.body, [_start(stmt) for stmt in top.body], call)
+            top = statement_holding(top.body, [statement_start(stmt) for stmt in top.body],
+                                    (call.lineno, call.col_offset))
             if not isinstance(top, ast.FunctionDef) or self.text is not None and f".{top.name}(" not in self.text:
                 return False    # not a method, or one the module never calls on an object
         if isinstance(top, ast.FunctionDef):
@@ -547,18 +550,6 @@ class _TopLevel:
                 not all(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in defs):
             return False
         return key.id in (a.arg for a in defs[-1].args.posonlyargs + defs[-1].args.args)
-
-
-def _start(stmt) -> tuple:
-    """Where a statement starts, its decorators included."""
-    return (stmt.decorator_list[0].lineno, -1) if getattr(stmt, "decorator_list", None) \
-        else (stmt.lineno, stmt.col_offset)
-
-
-def _holding(body, starts, node):
-    """The statement of `body` (`starts`: their _start) that holds `node`, found by position."""
-    i = bisect.bisect_right(starts, (node.lineno, node.col_offset)) - 1
-    return body[i] if i >= 0 else None
 
 
 def _on_some_paths(scope, stmt) -> bool:
