@@ -8,6 +8,8 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.module import evaluate_literal, positional_params
+from jaxlint.analysis.semantic import MUTATORS
+from jaxlint.analysis.syntax import joined_text
 
 _ARRAY_CONSTRUCTORS = ("np.", "jnp.")
 _ARRAY_FUNCS = {"array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
@@ -66,8 +68,6 @@ def _display_item(analysis, site, node: ast.Subscript, depth: int) -> Optional[a
 
 def _changed_in_place(analysis, name: str) -> bool:
     """Does the module's text store into, delete from or call a mutating method on `name`?"""
-    from jaxlint.analysis.semantic import MUTATORS
-    from jaxlint.analysis.syntax import joined_text
     pattern = re.compile(rf"\b{re.escape(name)}\s*(?:\[[^\n]*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
                          rf"|\.\s*(?:{'|'.join(sorted(MUTATORS))})\b)|\bdel\s+{re.escape(name)}\s*\[")
     return pattern.search(joined_text(analysis.lines)) is not None
