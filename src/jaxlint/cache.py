@@ -124,6 +124,16 @@ class Cache:
         except OSError:
             self.writable = False       # read-only tree: lint on, uncached
 
+    def prepare(self, path: str) -> None:
+        """Make the folder that will hold the entries of the file at `path` now (before a run
+        records the stat of the folders it reads: see jaxlint.replay)."""
+        folder = self.folder(path)
+        if folder not in self._ready and self.writable:
+            try:
+                self._prepare(folder)
+            except OSError:
+                self.writable = False
+
     def _prepare(self, folder: str) -> None:
         os.makedirs(folder, exist_ok=True)
         top = os.path.dirname(folder)

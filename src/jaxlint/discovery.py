@@ -22,16 +22,17 @@ IGNORE_FILES = (".gitignore", ".ignore")      # in this order: .ignore wins over
 
 
 def iter_targets(paths, finder: ConfigFinder, force_exclude: bool = False,
-                 notes: Optional[list] = None):
+                 notes: Optional[list] = None, walked: Optional[list] = None):
     """Yield (path, config) for every file to lint; a missing path is yielded for the caller to
     report. Each file is yielded once, in command-line order then sorted walk order. No paths:
     the working directory, its files named without a `./` prefix. `notes` receives a line for
-    each file named on the command line that is linted although excluded."""
+    each file named on the command line that is linted although excluded; `walked` each folder
+    read (what tells, later, that a file may have appeared in it)."""
     seen = set()
     ignores = IgnoreFiles()
     for path in paths or ["."]:
         if os.path.isdir(path):
-            found = _walk(path, finder, ignores, bare=not paths)
+            found = _walk(path, finder, ignores, bare=not paths, walked=walked)
         else:
             config = finder.for_path(path)
             found = [(path, config)]
@@ -49,7 +50,7 @@ def iter_targets(paths, finder: ConfigFinder, force_exclude: bool = False,
                 yield item
 
 
-def _walk(top, finder, ignores, bare=False):
+def _walk(top, finder, ignores, bare=False, walked=None):
     """The files under `top`, pruning excluded and ignored folders. A `top` that is itself
     excluded (or ignored) is entered anyway; below it, patterns are judged from `top`, and
     ignore files do not apply."""
@@ -59,6 +60,8 @@ def _walk(top, finder, ignores, bare=False):
     use_ignores = not ignores.ignored(full_top, True)
     for root, dirs, files in os.walk(top):
         full_root = os.path.abspath(root)
+        if walked is not None:
+            walked.append(full_root)
         config = finder.for_dir(full_root)
         gitignore = use_ignores and config.respect_gitignore
 

@@ -114,6 +114,7 @@ class Project:
     source_roots: list = field(default_factory=list)
     _imports: dict = field(default_factory=dict)      # path -> (mtime, size, {local: (level, dotted)})
     _files: Optional[list] = None
+    _folders: Optional[list] = None
 
     @classmethod
     def for_path(cls, path: str) -> Optional["Project"]:
@@ -256,16 +257,22 @@ class Project:
         """Every Python file of the project (excluded folders skipped), at most MAX_FILES. A
         folder without a root marker is a project of its own modules and packages only."""
         if self._files is None:
-            found = []
+            found, folders = [], []
             marked = self.marked
             for top, dirs, names in os.walk(self.root):
+                folders.append(top)
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
                                  and (marked or os.path.isfile(os.path.join(top, d, "__init__.py"))))
                 found.extend(os.path.join(top, n) for n in sorted(names) if n.endswith(".py"))
                 if len(found) > MAX_FILES:
                     break
-            self._files = found[:MAX_FILES]
+            self._files, self._folders = found[:MAX_FILES], folders
         return self._files
+
+    def folders(self) -> list:
+        """The folders `files` walked (what tells that a module appeared or went)."""
+        self.files()
+        return self._folders
 
     def importers(self, path: str) -> list:
         """The project's files that import the module at `path` (by any spelling the index
@@ -336,7 +343,7 @@ class Project:
         if stamps == before:
             return False
         # answers keyed by a file's version stay; where files are stays when none came or went
-        keep = {"root", "source_roots", "_imports", "_files"}
+        keep = {"root", "source_roots", "_imports", "_files", "_folders"}
         if before is not None and before.keys() == stamps.keys():
             keep |= {"_module_paths", "_package_roots", "_tops"}
         for key in [k for k in self.__dict__ if k not in keep and not k.startswith("_per_version_")]:

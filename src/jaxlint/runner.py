@@ -648,7 +648,8 @@ class Progress:
 
     def __init__(self, total: int, stream=None):
         self.total = total
-        self.stream = stream or sys.stderr
+        # not part of the report: a run being recorded (jaxlint.replay) does not keep it
+        self.stream = stream or getattr(sys.stderr, "unrecorded", sys.stderr)
         self.start = self.last = time.monotonic()
         self.shown = False
 
