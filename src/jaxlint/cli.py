@@ -7,11 +7,9 @@ import os
 import sys
 
 from jaxlint import __version__
-from jaxlint.config import (DEFAULT_EXCLUDE, ConfigError, ConfigFinder, parse_jit_decorators,
-                            parse_per_file_ignores_option, parse_selectors, parse_threshold)
-from jaxlint.discovery import iter_targets
 
-DEFAULT_EXCLUDES = set(DEFAULT_EXCLUDE)
+# The configuration, discovery and analysis modules are imported where they are used: a run that
+# `jaxlint.replay` answers from its record never needs them.
 SERVER_DESCRIPTION = """\
 Speak the Language Server Protocol on stdin/stdout; an editor starts it (`jaxlint server`) and
 shows findings as you type, with quick fixes, "add # noqa" and the rule's documentation on
@@ -63,6 +61,8 @@ internal error; 2 a usage or configuration error. --exit-zero turns 1 into 0.
 
 def iter_python_files(paths):
     """Every file `check` would lint under `paths`, with the default configuration lookup."""
+    from jaxlint.config import ConfigFinder
+    from jaxlint.discovery import iter_targets
     for path, _ in iter_targets(paths, ConfigFinder()):
         yield path
 
@@ -165,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def overrides(args) -> dict:
     """Command-line values as Config fields; raises ConfigError naming the flag."""
+    from jaxlint.config import (parse_jit_decorators, parse_per_file_ignores_option,
+                                parse_selectors, parse_threshold)
     out = {}
     for flag in ("select", "ignore", "extend_select", "extend_ignore"):
         if getattr(args, flag) is not None:
@@ -190,13 +192,19 @@ def overrides(args) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["check"]:
+        from jaxlint import replay
+        code = replay.answer(argv)
+        if code is not None:        # the same command's last run, and nothing it read changed
+            return code
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
     if args.command == "check":
-        return check(args)
+        return check(args, argv)
     if args.command == "server":
         from jaxlint.server import main as server_main
         return server_main(args)
@@ -220,20 +228,28 @@ def main(argv=None) -> int:
     return 2
 
 
-def check(args) -> int:
+def check(args, argv=None) -> int:
     normalise(args)
     problem = usage_problem(args)
     if problem:
         print(f"jaxlint: error: {problem}", file=sys.stderr)
         return 2
     if args.watch:
+        from jaxlint.config import ConfigFinder
         from jaxlint.watch import watch
         return watch(lambda: check_once(args), args.paths or ["."],
                      lambda: ConfigFinder(overrides(args), explicit=args.config,
                                           isolated=args.isolated),
                      settle=args.fix or args.fix_only,
                      clear=sys.stdout.isatty() and not args.output_file)
-    return check_once(args)
+    from jaxlint.replay import Recorder
+    recorder = Recorder.start(argv, args) if argv is not None else None
+    if recorder is None:
+        return check_once(args)
+    with recorder.capturing():
+        code = check_once(args, recorder)
+    recorder.save(code)
+    return code
 
 
 def normalise(args) -> None:
@@ -264,12 +280,16 @@ def usage_problem(args) -> str:
     return ""
 
 
-def check_once(args) -> int:
-    """One `jaxlint check` run: lint, fix if asked, report; returns the exit code."""
+def check_once(args, recorder=None) -> int:
+    """One `jaxlint check` run: lint, fix if asked, report; returns the exit code. `recorder`
+    (jaxlint.replay) keeps what the run reads and writes, for the same command to replay."""
     from jaxlint import reporters
     from jaxlint.cache import Cache
+    from jaxlint.config import ConfigError, ConfigFinder
+    from jaxlint.discovery import iter_targets
     from jaxlint.runner import attach_fixes, run
     data = None
+    walked: list = []
     try:
         finder = ConfigFinder(overrides(args), explicit=args.config, isolated=args.isolated)
         if args.stdin:
@@ -277,7 +297,7 @@ def check_once(args) -> int:
             targets = stdin.targets(args.stdin_filename, finder)
         else:
             notes = []
-            targets = list(iter_targets(args.paths, finder, args.force_exclude, notes))
+            targets = list(iter_targets(args.paths, finder, args.force_exclude, notes, walked))
             if not args.quiet and not args.show_settings:
                 for note in notes:
                     print(note, file=sys.stderr)
@@ -287,6 +307,8 @@ def check_once(args) -> int:
         print(f"jaxlint: error: {exc}", file=sys.stderr)
         return 2
     cache = None if args.no_cache else Cache(cache_dir=args.cache_dir)
+    if recorder is not None:
+        _snapshot(recorder, targets, walked, cache, args.config)
     if args.stdin:
         try:
             data = stdin.read(sys.stdin)
@@ -297,6 +319,10 @@ def check_once(args) -> int:
     else:
         progress = not args.quiet and sys.stderr.isatty()
         reports = run(targets, jobs=args.jobs or None, cache=cache, progress=progress)
+    if recorder is not None:
+        for report in reports:
+            if report.io_error or report.result.internal_error or report.config.confirmed_only:
+                recorder.refuse(f"{report.path}: not the same answer next time")
     if args.add_noqa:
         from jaxlint.noqa import add_noqa
         added, files = add_noqa(reports)
@@ -384,6 +410,23 @@ def check_once(args) -> int:
     if args.exit_zero:
         return 0
     return 1 if findings or errors else 0
+
+
+def _snapshot(recorder, targets, walked, cache, config) -> None:
+    """What the run will read, stated before it reads it: the cache folders made first (so
+    that making them does not count as a change of the folders they are in), then the project
+    of every file linted with project analysis."""
+    from jaxlint.project import project_at
+    from jaxlint.runner import _root_of
+    roots = {}
+    for path, file_config in targets:
+        if cache is not None:
+            cache.prepare(path)
+        if file_config.project_analysis and not path.endswith(".ipynb"):
+            root = _root_of(path)
+            if root and root not in roots:
+                roots[root] = project_at(root)
+    recorder.snapshot(targets, walked, [p for p in roots.values() if p is not None], config)
 
 
 def use_colour(stream) -> bool:
