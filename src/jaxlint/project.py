@@ -141,8 +141,12 @@ class Project:
         return [first] + [r for r in self.source_roots if r != first]
 
     def module_name(self, path: str) -> Optional[str]:
-        """`pkg.ops` for `<source root>/pkg/ops.py` (`pkg` for `pkg/__init__.py`)."""
+        """`pkg.ops` for `<source root>/pkg/ops.py` (`pkg` for `pkg/__init__.py`); asked for
+        every relative import of a module, so kept per file."""
         full = os.path.abspath(path)
+        return self._memo("_module_names", full, lambda: self._module_name(full))
+
+    def _module_name(self, full: str) -> Optional[str]:
         for root in self.roots_for(full):
             rel = os.path.relpath(full, root)
             if rel.startswith(os.pardir) or not rel.endswith(".py"):
@@ -345,7 +349,7 @@ class Project:
         # answers keyed by a file's version stay; where files are stays when none came or went
         keep = {"root", "source_roots", "_imports", "_files", "_folders"}
         if before is not None and before.keys() == stamps.keys():
-            keep |= {"_module_paths", "_package_roots", "_tops"}
+            keep |= {"_module_paths", "_package_roots", "_tops", "_module_names"}
         for key in [k for k in self.__dict__ if k not in keep and not k.startswith("_per_version_")]:
             del self.__dict__[key]
         self._stamps = stamps
