@@ -145,7 +145,7 @@ def _reuses(analysis):
     drawing = _drawing_functions(analysis, consumers.values())
     if drawing:
         words = {name for name, _, _ in drawing.values()}
-        for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words), expressions=True):
+        for node in pruned_walk(analysis.tree, _call_lines(analysis, words), expressions=True):
             if isinstance(node, ast.Call):
                 key = _consumed_key(analysis, node, drawing)
                 if key is not None:
@@ -312,24 +312,30 @@ def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
     view = getattr(analysis.flow, "external", None)
     if view is None or not view.imported or analysis.lines is None:
         return []
+    if not names and random_lines is not None and random_lines.hits == []:
+        return []           # consumes no key and makes none (no line names jax.random)
+    called, on = analysis.names_called(), analysis.attributes_called()
+    imported = {local for local in view.imported if local in called or local in on}
+    if not imported:
+        return []           # calls nothing it imports
     names = set(names) or _keys_made(analysis, random_lines)     # (without draws of its own: the keys it makes)
     if not names:
         return []
-    called, on = analysis.names_called(), analysis.attributes_called()
+    # the lines where a call of an imported name may start with a key on it or on one of the
+    # next few (its arguments wrapped): `attack_losses.get_attack_fn(\n    fn, batch, dropout_rng,`
+    text = analysis.lines
+    near = sorted({i - k for i in LineFilter(text, names).hits or () for k in range(_WRAPPED_LINES) if i > k})
+    named = {i: imported.intersection(_WORD.findall(text[i - 1])) for i in near}
+    if not any(named.values()):
+        return []
     project = analysis.project
-    project_names = {local for local, dotted in view.imported.items()
-                     if (local in called or local in on) and project.may_hold(
-                         project.absolute(dotted, view.path) or dotted, view.path)
+    project_names = {local for local in set().union(*named.values()) if project.may_hold(
+                         project.absolute(view.imported[local], view.path) or view.imported[local], view.path)
                      and view.target_of(ast.Name(id=local, ctx=ast.Load())) is not None}
     if not project_names:
         return []           # nothing imported from the project's own modules
-    # the lines where such a call starts with a key on it or on one of the next few (its
-    # arguments wrapped): `attack_losses.get_attack_fn(\n    fn, batch, dropout_rng,`
-    keyed = set(LineFilter(analysis.lines, names).hits or ())
-    lines = LineFilter(analysis.lines, project_names)
-    lines.hits = [i for i in lines.hits or () if any(i + k in keyed for k in range(_WRAPPED_LINES))]
-    if not lines.hits:
-        return []
+    lines = LineFilter(None, ())
+    lines.hits = [i for i in near if named[i] & project_names]
     calls = []
     for node in pruned_walk(analysis.tree, lines, expressions=True):
         if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
@@ -365,6 +371,7 @@ def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
     return found
 
 
+_WORD = re.compile(r"\w+")
 _WRAPPED_LINES = 4      # a call's first line and the next three, where its key argument may sit
 
 
@@ -378,6 +385,8 @@ def _keys_made(analysis, random_lines=None) -> set:
     if random_lines is None:
         aliases = {local for local, target in analysis.imports.aliases.items() if target.startswith("jax.random")}
         random_lines = LineFilter(analysis.lines, {"random"} | aliases)
+    if random_lines.hits is not None and not random_lines.hits:
+        return set()            # no line names it
     found = set()
     for stmt in iter_statements(analysis.tree.body, random_lines):
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
@@ -427,6 +436,8 @@ def _sampler_calls(analysis, named=None) -> list:
     lines = LineFilter(analysis.lines, {"random", *aliases})
     if named is not None:
         named.hits = lines.hits       # every line naming it, for the keys the module makes
+    if lines.hits == []:
+        return []               # no line names it
     if lines.hits is not None:
         module = re.compile(r"(?:\bjax\s*\.\s*random" + "".join(rf"|\b{re.escape(a)}" for a in modules) +
                             r")\s*\.\s*(\w+)")
@@ -469,9 +480,19 @@ def _drawing_functions(analysis, consumers=None) -> dict:
             break
         found.update(added)
         words = {name for name, _, _ in added.values()}
-        pending = [(node, key) for node in pruned_walk(analysis.tree, LineFilter(analysis.lines, words), expressions=True)
+        pending = [(node, key) for node in pruned_walk(analysis.tree, _call_lines(analysis, words), expressions=True)
                    if isinstance(node, ast.Call) for key in [_consumed_key(analysis, node, added)] if key is not None]
     return found
+
+
+def _call_lines(analysis, names) -> LineFilter:
+    """The lines that call one of `names` (`name(` or `.name(`): a method named `sample` is
+    named in many more lines (docstrings, attribute reads) than it is called on."""
+    lines = LineFilter(analysis.lines, names)
+    if lines.hits:
+        called = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\s*\(")
+        lines.hits = [i for i in lines.hits if called.search(analysis.lines[i - 1])]
+    return lines
 
 
 _DRAWING_DEPTH = 4      # functions handing a key down: train_step -> loss -> apply -> bernoulli

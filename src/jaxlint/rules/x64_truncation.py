@@ -11,7 +11,7 @@ from jaxlint.rules.base import Rule
 
 # Words whose presence in the file (or, in project mode, anywhere in the project) means x64 may be
 # enabled: the config flag, the context manager and the environment variable.
-ENABLING_WORDS = ("jax_enable_x64", "enable_x64", "JAX_ENABLE_X64", "x64_enabled")
+ENABLING_WORDS = ("enable_x64", "JAX_ENABLE_X64", "x64_enabled")   # (`jax_enable_x64` holds the first)
 _BOUND = re.compile(r"\b([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")
 _NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 
@@ -60,7 +60,7 @@ class X64Truncation(Rule):
            "32 bits) is the author's choice.")
 
     def check(self, analysis):
-        if getattr(analysis.config, "x64", False) or not _is_program(analysis) or _enables_x64(analysis):
+        if getattr(analysis.config, "x64", False) or not _is_program(analysis) or _file_enables_x64(analysis):
             return
         lines = analysis.lines
         words = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8", "u8", "c16"}
@@ -77,6 +77,8 @@ class X64Truncation(Rule):
                 continue
             requested = self._requested(analysis, model, node, traced)
             if requested:
+                if _project_enables_x64(analysis):     # asked only now: it reads every module
+                    return
                 yield Finding(
                     code=self.code, line=node.lineno, col=node.col_offset,
                     message=f"{requested}, truncated to 32 bits without x64",
@@ -134,11 +136,15 @@ def _is_program(analysis) -> bool:
     return False
 
 
-def _enables_x64(analysis) -> bool:
-    """Does the file, or the project around it, mention a way of enabling x64?"""
+def _file_enables_x64(analysis) -> bool:
+    """Does the file mention a way of enabling x64?"""
     text = joined_text(analysis.lines) if analysis.lines is not None else ""
-    if any(word in text for word in ENABLING_WORDS):
-        return True
+    return any(word in text for word in ENABLING_WORDS)
+
+
+def _project_enables_x64(analysis) -> bool:
+    """Does another module of the project mention a way of enabling x64 (once per project and
+    run: it reads every module)?"""
     view = getattr(analysis.flow, "external", None)
     return view is not None and view.project.mentions(ENABLING_WORDS)
 
