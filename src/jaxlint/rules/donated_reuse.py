@@ -71,18 +71,21 @@ class DonatedReuse(Rule):
     def check(self, analysis):
         for site, param, name, reads in _donations(analysis):
             _, node = reads[0]
-            call = ast.unparse(site.node) if len(ast.unparse(site.node)) <= 60 else f"{site.entry.name}(...)"
+            # the name the call is written with (`train_step`, not the `_train_step` it wraps)
+            callee = ast.unparse(site.node.func)
+            callee = callee if len(callee) <= 40 else site.entry.name
+            call = ast.unparse(site.node) if len(ast.unparse(site.node)) <= 60 else f"{callee}(...)"
             yield Finding(
                 code=self.code, line=node.lineno, col=node.col_offset, function=site.entry.name,
                 param=param,
-                message=(f"`{name}` is read after it was donated to jitted `{site.entry.name}`"
+                message=(f"`{name}` is read after it was donated to jitted `{callee}`"
                          + (f" as `{param}`" if param != name else "")),
-                detail=(f"`{name}` was donated to jitted `{site.entry.name}` (parameter `{param}`) "
+                detail=(f"`{name}` was donated to jitted `{callee}` (parameter `{param}`) "
                         f"by `{call}` at line {site.node.lineno} and is read here: the call "
                         f"deleted its buffers, so this raises RuntimeError (Array has been "
                         f"deleted; ValueError 'Buffer has been deleted or donated' from a cached "
                         f"call). Fix: rebind the name to the result (`{name} = "
-                        f"{site.entry.name}(...)`), or read a copy taken before the call"))
+                        f"{callee}(...)`), or read a copy taken before the call"))
 
     @staticmethod
     def fix_finding(ctx, finding) -> Fix:
