@@ -219,10 +219,14 @@ RAISES = {"JAX101": ("TracerBoolConversionError",), "JAX102": ("TracerIntegerCon
           "JAX401": ("KeyReuseError",),
           "JAX108": ("Error interpreting argument",),
           "JAX202": ("Non-hashable static arguments",),
-          "JAX403": ("Array has been deleted", "deleted or donated")}
+          "JAX403": ("Array has been deleted", "deleted or donated"),
+          "JAX109": ("UnexpectedTracerError",)}
 # Findings on a definition (the jit decorator) whose error JAX raises at each call: the error
 # names the function instead of the line.
 AT_DEFINITION = {"JAX108"}
+# Findings on a store that leaks a tracer: JAX raises where the leaked value is used later (the
+# traceback shows that use, and the error names the function that was being traced).
+USED_LATER = {"JAX109"}
 RECOMPILES = ("JAX201", "JAX204", "JAX301", "JAX303", "JAX304", "JAX305", "JAX306", "JAX307")
 RUNNABLE = [c for c in CASES if (c / "run.py").exists()]
 LOOK_ALIKES_PINNED = [c for c in RUNNABLE if not _expected(c) and "expected compiles:" in (c / "run.py").read_text()]
@@ -251,6 +255,10 @@ def test_each_project_does_under_jax_what_its_expectations_say(folder):
                 function = next(f["function"] for (file, at), f in findings.items()
                                 if file.endswith(path) and at == line)
                 assert f"function {function} at" in run.stderr, run.stderr[-3000:]
+                continue
+            if code in USED_LATER:
+                traced = next(f["entry"] for (file, at), f in findings.items() if file.endswith(path) and at == line)
+                assert f"was {traced.rsplit('.', 1)[-1]} at" in run.stderr, (traced, run.stderr[-3000:])
                 continue
             assert f'{path}", line {line}' in run.stderr, run.stderr[-3000:]
         elif code == "JAX302":

@@ -11,6 +11,7 @@ call chain. Budgets bound the work on adversarial input.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -119,7 +120,7 @@ class ModuleFlow:
     """Shared state of the dataflow over one module: sinks, memo, budgets."""
 
     def __init__(self, index: ModuleIndex, finder, jitted_by_name: dict, jitted_by_attr: dict,
-                 class_is_pytree, lines=None):
+                 is_plain_class, lines=None):
         self.index = index
         self.lines = lines
         self._inspects: dict = {}
@@ -127,7 +128,7 @@ class ModuleFlow:
         self.finder = finder
         self.jitted_by_name = jitted_by_name
         self.jitted_by_attr = jitted_by_attr
-        self.class_is_pytree = class_is_pytree
+        self.is_plain_class = is_plain_class     # ClassInfo -> bool: neither a pytree nor registered
         self.sinks: list = []
         self._jitted_defs = None
         self._sink_keys: set = set()
@@ -146,6 +147,15 @@ class ModuleFlow:
         """Mark an object value as one the trace did not create (a jitted bound method's `self`):
         what a traced function stores into it outlives the trace. Returns the value."""
         self._outside[id(value)] = value        # held, so that the id stays its own
+        return value
+
+    def module_object(self, cls) -> V:
+        """A module-level object (`LOGGER = MetricLogger()`): made when the module was imported,
+        before any trace, so what a traced method stores into it outlives the trace (unless its
+        class is a pytree, traced itself, or a frozen dataclass, which refuses the store)."""
+        value = V(vals.OBJECT, cls=cls)
+        if self.is_plain_class(cls) and not (cls.dataclass or {}).get("frozen"):
+            self.made_outside(value)
         return value
 
     def is_outside(self, value: Optional[V]) -> bool:
@@ -310,7 +320,8 @@ class FunctionRun:
                 root = root.value
             if not isinstance(root, ast.Name):
                 return
-            name = name or root.id
+            name = name or (ast.unparse(container) if root.id == "self" and len(ast.unparse(container)) <= 40
+                            else root.id)       # `self.history[name]`, not just `self`
             if root.id == "self" and self.self_value is not None:
                 if self.self_value.traced or self.self_value.state == vals.OBJECT \
                         and not self.flow.is_outside(self.self_value):
@@ -651,7 +662,7 @@ class FunctionRun:
         if n.id in index.top_classes:
             return V(vals.CLASS, cls=index.top_classes[n.id])
         if n.id in index.instances:
-            return V(vals.OBJECT, cls=index.instances[n.id])
+            return self.flow.module_object(index.instances[n.id])
         if n.id == "self" and self.self_value is not None:
             return self.self_value
         return self._imported_constant(n)
@@ -1333,9 +1344,14 @@ class FunctionRun:
             root = root.value
         if not isinstance(root, ast.Name) or self.env.is_local(root.id):
             return
-        target = self.flow.external.target_of(n.func)
+        view = self.flow.external
+        target = view.target_of(n.func)
+        if target is None and isinstance(n.func, ast.Attribute):
+            owner = view.target_of(n.func.value)    # `LOGGER.log(...)`: a method of another module's object
+            if owner is not None:
+                target = dataclasses.replace(owner, name=f"{owner.name}.{n.func.attr}")
         if target is not None:
-            self.flow.external.record(target, n, args, kwargs, self.frame)
+            view.record(target, n, args, kwargs, self.frame)
 
     def _transformed_method(self, owner, n: ast.Attribute, base: V) -> Optional[V]:
         """`self.grad` when the class assigns it once, as a transform of one of its own methods
@@ -1969,6 +1985,10 @@ class FunctionRun:
         params_spec = node.args
         names = param_names(params_spec)
         positional = positional_params(params_spec)
+        receiver = self.self_value if is_method else None
+        if not is_method and args and isinstance(func, FuncInfo) and func.cls is not None \
+                and func.method_kind == "instance" and self.flow.is_outside(args[0]):
+            receiver = args[0]      # `LOGGER.log(...)`: an object made before the trace is `self`
         if is_method and positional:
             positional = positional[1:]
         bindings = {}
@@ -2006,7 +2026,8 @@ class FunctionRun:
         if self.depth >= MAX_DEPTH:
             return UNKNOWN_V
         key = (id(node), tuple(sorted((k, v.signature()) for k, v in bindings.items())),
-               id(callee.closure) if has_closure else None, self.tracing or staged)
+               id(callee.closure) if has_closure else None, self.tracing or staged,
+               self.flow.is_outside(receiver))
         if key in self.flow.memo:
             return self.flow.memo[key]
         if key in self.flow.in_progress:
@@ -2030,7 +2051,7 @@ class FunctionRun:
         self.flow.in_progress.add(key)
         try:
             run = FunctionRun(self.flow, func, Env(callee.closure, bindings), frame, self.depth + 1,
-                              self_value=self.self_value if is_method else None, owner_cls=owner,
+                              self_value=receiver, owner_cls=owner,
                               tracing=self.tracing or staged, unrolls=self.unrolls or staged or batching,
                               scope=func.parent if isinstance(func, FuncInfo) and callee.closure is None else None)
             result = run.run()

@@ -688,14 +688,26 @@ class Analysis:
     def _run_external(self, call):
         """Run a module-level function of this module as another module's trace calls it: the
         arguments it passes traced are traced here, the others unknown."""
-        info = next((f for f in self.index.functions if f.parent is None and f.cls is None
-                     and f.name == call.name), None)
+        receiver = None
+        if "." in call.name:    # `LOGGER.log`: a method of a module-level object of this module
+            obj, method = call.name.split(".", 1)
+            cls = self.index.instances.get(obj)
+            info = self.index.lookup_method(cls, method) if cls is not None and "." not in method else None
+            if info is None or info.method_kind != "instance":
+                return
+            receiver = self.flow.module_object(cls)
+        else:
+            info = next((f for f in self.index.functions if f.parent is None and f.cls is None
+                         and f.name == call.name), None)
         if info is None or any(e.func is info and e.is_jit for e in self.entries):
             return      # a jitted function called inside a trace is inlined by its own rules
         args = info.node.args
         positional = [a.arg for a in args.posonlyargs + args.args]
-        names = set(positional) | {a.arg for a in args.kwonlyargs}
         bindings = {}
+        if receiver is not None and positional:
+            bindings[positional[0]] = receiver
+            positional = positional[1:]
+        names = set(positional) | {a.arg for a in args.kwonlyargs}
         for i, taint in enumerate(call.args):
             if i < len(positional):
                 bindings[positional[i]] = value_of(taint)
@@ -717,7 +729,9 @@ class Analysis:
         chain = tuple((name, line, None, path) for name, line, path in call.chain)
         frame = Frame(function=info.qualname, entry=call.entry, entry_kind=call.entry_kind, chain=chain,
                       muted=self.flow.inspects_tracers(info.node), origin=call.origin)
-        FunctionRun(self.flow, info, Env(None, bindings), frame, 1, tracing=True, unrolls=True).run()
+        FunctionRun(self.flow, info, Env(None, bindings), frame, 1, tracing=True, unrolls=True,
+                    self_value=receiver if self.flow.is_outside(receiver) else None,
+                    owner_cls=info.cls).run()
 
     def _run_host(self, host):
         """Run a plain function eagerly; the lax/vmap bodies it calls are traced with its values."""

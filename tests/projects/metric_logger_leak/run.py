@@ -1,0 +1,3 @@
+from logdemo.train import fit
+
+print(fit(3))
