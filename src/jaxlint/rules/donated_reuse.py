@@ -79,6 +79,8 @@ class DonatedReuse(Rule):
                 code=self.code, line=node.lineno, col=node.col_offset, function=site.entry.name,
                 param=param,
                 message=(f"`{name}` is read after it was donated to jitted `{callee}`"
+                         + (f" (`{site.entry.name}`)" if callee.rsplit(".", 1)[-1] != site.entry.name.rsplit(".", 1)[-1]
+                            else "")
                          + (f" as `{param}`" if param != name else "")),
                 detail=(f"`{name}` was donated to jitted `{callee}` (parameter `{param}`) "
                         f"by `{call}` at line {site.node.lineno} and is read here: the call "
