@@ -6,9 +6,9 @@ the environment variables and terminals its report depends on, jaxlint's version
 what it read, and what it wrote (standard output and error, in order) with its exit code. What
 it read is every folder it walked (to find the files, or the modules of a project) with the
 files in them that can change a finding (Python files, notebooks, `pyproject.toml`,
-`setup.cfg`, ignore files), every file linted, an explicit `--config` and jaxlint's own source,
-each by its stat (modification and change times in nanoseconds, size); and in the folders above
-them, whether each configuration file, root or package marker and ignore file is there (and
+`setup.cfg`, ignore files), every file linted, an explicit `--config`, jaxlint's own source and
+the libraries whose version can change the report (pathspec, libcst), each by its stat
+(modification and change times in nanoseconds, size); and in the folders above them, whether each configuration file, root or package marker and ignore file is there (and
 its stat when it is). A folder's modification time changes when an entry is added, removed or
 renamed in it, so the folders walked stand for the files that may appear; the folders above
 are not taken by their stat, which changes whenever any file beside them is saved.
@@ -47,6 +47,7 @@ ROOT_MARKERS = ("pyproject.toml", ".git")
 SUFFIXES = (".py", ".pyi", ".ipynb")
 NAMES = frozenset({"pyproject.toml", "setup.cfg", ".gitignore", ".ignore"})
 ENVIRONMENT = ("NO_COLOR", "FORCE_COLOR")     # what the report reads of the environment
+LIBRARIES = ("pathspec", "libcst")   # what decides which files are linted, and which fixes hold
 # what is looked for in the folders above those read: configuration, root and package markers,
 # ignore files (a project root's own folder changes with every file saved beside it: not its stat)
 PROBES = ("pyproject.toml", "setup.cfg", "setup.py", "__init__.py", ".gitignore", ".ignore", ".git",
@@ -252,6 +253,14 @@ class Recorder:
                 elif name == ".git":    # the repository's own ignore file, and its folder
                     files.add(os.path.join(directory, ".git", "info", "exclude"))
                     files.add(os.path.join(directory, ".git", "info"))
+        for library in LIBRARIES:       # an upgrade rewrites their __init__.py
+            try:
+                import importlib.util
+                spec = importlib.util.find_spec(library)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is not None and spec.origin:
+                files.add(spec.origin)
         package = os.path.dirname(os.path.abspath(__file__))
         for top, dirs, names in os.walk(package):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
