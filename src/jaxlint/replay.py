@@ -8,10 +8,11 @@ it read is every folder it walked (to find the files, or the modules of a projec
 files in them that can change a finding (Python files, notebooks, `pyproject.toml`,
 `setup.cfg`, ignore files), every file linted, an explicit `--config`, jaxlint's own source and
 the libraries whose version can change the report (pathspec, libcst), each by its stat
-(modification and change times in nanoseconds, size); and in the folders above them, whether each configuration file, root or package marker and ignore file is there (and
-its stat when it is). A folder's modification time changes when an entry is added, removed or
-renamed in it, so the folders walked stand for the files that may appear; the folders above
-are not taken by their stat, which changes whenever any file beside them is saved.
+(modification and change times in nanoseconds, size); and in the folders above them, whether
+each configuration file, root or package marker and ignore file is there (and its stat when it
+is). A folder's modification time changes when an entry is added, removed or renamed in it, so
+the folders walked stand for the files that may appear; the folders above are not taken by
+their stat, which changes whenever any file beside them is saved.
 
 The next run of the same command stats those paths, and when every one is as recorded it writes
 the recorded report without reading a file, importing the analysis or opening a cache entry.
