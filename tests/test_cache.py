@@ -149,7 +149,7 @@ def test_no_cache_neither_reads_nor_writes(tree, capsys):
 def test_unwritable_cache_does_not_stop_the_run(tree, capsys, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
-    monkeypatch.setattr("jaxlint.cache.tempfile.mkstemp", refuse)
+    monkeypatch.setattr("jaxlint.atomic.tempfile.mkstemp", refuse)
     cache = Cache()
     assert lint(tree, cache) == lint(tree)
     assert not cache.writable and not entries(tree)

@@ -17,18 +17,16 @@ import functools
 import hashlib
 import json
 import os
-import re
-import tempfile
 from typing import Optional
 
 import jaxlint
 from jaxlint.analysis.crossmodule import ExternalCall, file_digest
+from jaxlint.atomic import write_atomically
+from jaxlint.cachedir import CACHE_DIR, root_of, version_folder
 from jaxlint.findings import FileResult, Finding, Fix
 from jaxlint.notebooks import CellMap
 
-CACHE_DIR = ".jaxlint_cache"
 FORMAT = 3       # 3: findings carry `detail` (the message became one short sentence)
-_ROOT_MARKERS = ("pyproject.toml", ".git")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# jaxlint result cache: safe to delete.\n"
 
 
@@ -62,20 +60,13 @@ class Cache:
     # -- where ------------------------------------------------------------------------------
     def project_root(self, directory: str) -> str:
         """Nearest folder upward holding pyproject.toml or .git; else the working directory."""
-        if directory not in self._roots:
-            parent = os.path.dirname(directory)
-            if any(os.path.exists(os.path.join(directory, m)) for m in _ROOT_MARKERS):
-                self._roots[directory] = directory
-            else:
-                self._roots[directory] = os.getcwd() if parent == directory else self.project_root(parent)
-        return self._roots[directory]
+        return root_of(directory, self._roots)
 
     def folder(self, path: str) -> str:
         directory = os.path.dirname(os.path.abspath(path))
         if directory not in self._folders:
             base = self.cache_dir or os.path.join(self.project_root(directory), CACHE_DIR)
-            self._folders[directory] = os.path.join(
-                base, re.sub(r"[^A-Za-z0-9._-]", "_", self.version))
+            self._folders[directory] = version_folder(base, self.version)
         return self._folders[directory]
 
     # -- what -------------------------------------------------------------------------------
@@ -113,14 +104,8 @@ class Cache:
         try:
             if folder not in self._ready:
                 self._prepare(folder)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(entry, fh, separators=(",", ":"))
-                os.replace(tmp, os.path.join(folder, key + ".json"))
-            except BaseException:
-                _unlink(tmp)
-                raise
+            write_atomically(os.path.join(folder, key + ".json"),
+                             json.dumps(entry, separators=(",", ":")).encode("utf-8"), suffix=".json")
         except OSError:
             self.writable = False       # read-only tree: lint on, uncached
 
@@ -139,18 +124,8 @@ class Cache:
         top = os.path.dirname(folder)
         for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# created by jaxlint\n*\n")):
             if not os.path.exists(os.path.join(top, name)):
-                fd, tmp = tempfile.mkstemp(dir=top, prefix=".tmp-")
-                with os.fdopen(fd, "w") as fh:
-                    fh.write(text)
-                os.replace(tmp, os.path.join(top, name))
+                write_atomically(os.path.join(top, name), text.encode("utf-8"))
         self._ready.add(folder)
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 # -- serialisation: plain JSON both ways, validated on the way in ------------------------------

@@ -36,15 +36,15 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from typing import Optional
+
+from jaxlint.atomic import write_atomically
+from jaxlint.cachedir import CACHE_DIR, root_of, version_folder
 
 FORMAT = 1
 RACY_SECONDS = 2.0
 KEEP = 16                           # records kept per cache folder (the least recently written go)
-CACHE_DIR = ".jaxlint_cache"        # as jaxlint.cache names it (not imported: see above)
-ROOT_MARKERS = ("pyproject.toml", ".git")
 SUFFIXES = (".py", ".pyi", ".ipynb")
 NAMES = frozenset({"pyproject.toml", "setup.cfg", ".gitignore", ".ignore"})
 ENVIRONMENT = ("NO_COLOR", "FORCE_COLOR")     # what the report reads of the environment
@@ -70,23 +70,9 @@ def _cache_dir_option(argv) -> Optional[str]:
     return found
 
 
-def _project_root(directory: str) -> str:
-    """Where the result cache puts its folder for files of `directory`: the nearest folder
-    upward holding pyproject.toml or .git, else the working directory (jaxlint.cache's rule)."""
-    here = directory
-    while True:
-        if any(os.path.exists(os.path.join(here, m)) for m in ROOT_MARKERS):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return os.getcwd()
-        here = parent
-
-
 def folder(cache_dir: Optional[str], version: str) -> str:
-    import re
-    base = cache_dir or os.path.join(_project_root(os.getcwd()), CACHE_DIR)
-    return os.path.join(os.path.abspath(base), re.sub(r"[^A-Za-z0-9._-]", "_", version), "runs")
+    base = cache_dir or os.path.join(root_of(os.getcwd()), CACHE_DIR)
+    return os.path.join(version_folder(os.path.abspath(base), version), "runs")
 
 
 def _isatty(stream) -> bool:
@@ -299,17 +285,8 @@ class Recorder:
             os.makedirs(directory, exist_ok=True)
             record = {"format": FORMAT, "key": self.key, "read": self.read,
                       "wrote": self.chunks, "exit": code}
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as fh:
-                    json.dump(record, fh, separators=(",", ":"), ensure_ascii=False)
-                os.replace(tmp, path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_atomically(path, json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+                             .encode("utf-8", "surrogatepass"), suffix=".json")
             _prune(directory)
         except Exception:  # noqa: BLE001 - a read-only cache folder: the run was still right
             return

@@ -13,8 +13,6 @@ from __future__ import annotations
 import codecs
 import difflib
 import io
-import os
-import tempfile
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,6 +21,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint import deepstack
+from jaxlint.atomic import write_atomically
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.fixer.context import Context
 from jaxlint.fixer.edits import Text, apply_edits, map_offset
@@ -244,22 +243,7 @@ def _write(path: str, data: bytes, text: str) -> None:
     if data.startswith(codecs.BOM_UTF8):
         encoding = "utf-8-sig"
     payload = text.encode(encoding)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".jaxlint-fix-", suffix=".py")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomically(path, payload, prefix=".jaxlint-fix-", suffix=".py", keep_mode=True)
 
 
 def unified_diff(outcome: Outcome) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from typing import Optional
+
+from jaxlint.atomic import write_atomically
 
 FORMAT = 1
 NOT_REPRODUCED = "not reproduced"
@@ -44,10 +45,7 @@ def save(path: str, content: bytes, verdicts: list, cache_dir: Optional[str] = N
     target = os.path.join(target_dir, entry["sha256"] + ".json")
     try:
         os.makedirs(target_dir, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target_dir, prefix=".tmp-", suffix=".json")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(entry, out, indent=1)
-        os.replace(temporary, target)
+        write_atomically(target, json.dumps(entry, indent=1).encode("utf-8"), suffix=".json")
     except OSError:
         return None
     return target
