@@ -370,7 +370,7 @@ class FunctionRun:
     stmt_AsyncFunctionDef = stmt_FunctionDef
 
     def stmt_If(self, s):
-        normalises = self._normalising_type_test(s)
+        normalises = self._normalising_type_test(s) or self._dispatching_type_test(s)
         self._quiet_type_test += normalises
         try:
             test = self.bool_test(s.test)
@@ -446,6 +446,25 @@ class FunctionRun:
                     and (self.qualname(stmt.value.func) or "").startswith(("jnp.", "lax."))):
                 return False
         return True
+
+    @staticmethod
+    def _dispatching_type_test(s) -> bool:
+        """`if isinstance(x, int): ... elif hasattr(x, "shape") and ...:`: a later test of the
+        chain asks the same name for an attribute every array has, so the code dispatches on
+        the kind of value it is given and has a branch for arrays, which a tracer takes (as
+        an array run eagerly does)."""
+        tested = {call.args[0].id for call in walk(s.test)
+                  if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance"
+                  and len(call.args) == 2 and isinstance(call.args[0], ast.Name)}
+        branch = s.orelse
+        while tested and len(branch) == 1 and isinstance(branch[0], ast.If):
+            for call in walk(branch[0].test):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "hasattr" \
+                        and len(call.args) == 2 and isinstance(call.args[0], ast.Name) and call.args[0].id in tested \
+                        and isinstance(call.args[1], ast.Constant) and call.args[1].value in api.STATIC_ATTRIBUTES:
+                    return True
+            branch = branch[0].orelse
+        return False
 
     def stmt_For(self, s):
         it = s.iter
@@ -1182,10 +1201,14 @@ class FunctionRun:
             if loop is not None and name in ("zip", "enumerate", "reversed") and not (name == "zip" and any(
                     value.state == STATIC and not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name)
                                                    and arg.func.id == "range")
+                    or value.traced and (value.leaf == CONTAINER or value.leaf == MAYBE and not isinstance(arg, ast.Name))
                     for arg, value in zip(node.args, args))):
-                # (a zip with a static Python sequence, `zip(keys, layer_sizes[:-1])`, stops at its
-                # length: a loop over Python values, not over the data's rows)
-                self._rows(loop, list(zip(node.args, args)))
+                # (a zip stops at its shortest sequence: with a static Python sequence,
+                # `zip(keys, layer_sizes[:-1])`, or a traced list or tuple, `zip(params[:-1],
+                # keys[:-1])` over a list of layers, it loops over Python values, not over the
+                # data's rows; a parameter of unknown kind comes first, for the calls to decide)
+                pairs = list(zip(node.args, args))
+                self._rows(loop, sorted(pairs, key=lambda pair: pair[1].leaf != MAYBE))
             if name == "range":
                 self.check_range(node, args)
                 return STATIC_V
