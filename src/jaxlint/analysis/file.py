@@ -696,6 +696,12 @@ class Analysis:
             if info is None or info.method_kind != "instance":
                 return
             receiver = self.flow.module_object(cls)
+        elif call.name in self.index.top_classes:     # `Potential(m, r_s)`: its __init__ runs
+            cls = self.index.top_classes[call.name]
+            info = self.index.lookup_method(cls, "__init__") if self.index.record_fields(cls) is None else None
+            if info is None:
+                return      # a record (NamedTuple, dataclass) holds what it is given, as in this module
+            receiver = vals.V(vals.OBJECT, cls=cls, fields=(), elts=())    # made by the call, in the trace
         else:
             info = next((f for f in self.index.functions if f.parent is None and f.cls is None
                          and f.name == call.name), None)

@@ -1,0 +1,1 @@
+"""Rotation curves of dark-matter halos."""

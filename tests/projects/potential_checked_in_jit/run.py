@@ -1,0 +1,5 @@
+import jax.numpy as jnp
+
+from halo.orbits import circular_velocity
+
+print(circular_velocity(1e12, 20.0, jnp.linspace(1.0, 50.0, 8)))
