@@ -137,16 +137,9 @@ def _is_program(analysis) -> bool:
 
 
 def _file_enables_x64(analysis) -> bool:
-    """Does the file mention a way of enabling x64, other than in a comment line (`# float64
-    needs jax_enable_x64`, a note that enables nothing)?"""
-    lines = analysis.lines
-    if lines is None:
-        return False
-    text = joined_text(lines)
-    if not any(word in text for word in ENABLING_WORDS):
-        return False
-    return any(not lines[i - 1].lstrip().startswith("#")
-               for i in LineFilter(lines, ENABLING_WORDS + ("jax_enable_x64",)).hits or ())
+    """Does the file mention a way of enabling x64?"""
+    text = joined_text(analysis.lines) if analysis.lines is not None else ""
+    return any(word in text for word in ENABLING_WORDS)
 
 
 def _project_enables_x64(analysis) -> bool:
