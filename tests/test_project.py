@@ -216,6 +216,7 @@ def test_module_names_and_relative_imports_agree_with_the_import_system():
 # What JAX says for each expected code when the project's driver (`run.py`) runs: an error raised
 # at the expected line, or, for a recompilation, the jitted function compiled more than once.
 RAISES = {"JAX101": ("TracerBoolConversionError",), "JAX102": ("TracerIntegerConversionError",),
+          "JAX104": ("Slice entries must be static", "slice indices must have static"),
           "JAX401": ("KeyReuseError",),
           "JAX108": ("Error interpreting argument",),
           "JAX202": ("Non-hashable static arguments",),

@@ -1359,6 +1359,17 @@ class FunctionRun:
         self._inputs_traced = touched or callee.bound is not None and any(v.traced for v in callee.bound[0])
         return result
 
+    def _external_function(self, node):
+        """The project Target a function expression names in another module (`utils.period_mse`,
+        an imported `period_mse`), when this module's name for it is not a local; else None."""
+        view = self.flow.external
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if view is None or not isinstance(root, ast.Name) or self.env.is_local(root.id):
+            return None
+        return view.target_of(node)
+
     def _external_call(self, n: ast.Call, args, kwargs) -> None:
         """A function of another module of the project, called here with traced arguments: the
         call is recorded for that module's analysis (crossmodule.py)."""
@@ -1565,9 +1576,12 @@ class FunctionRun:
                          bound=(list(before) + list(args[1:]), {**before_kw, **kwargs}), extra=inner.extra)
             return UNKNOWN_V
         if qual in api.CALL_THROUGH_WRAPPERS:
+            # `jax.vmap(utils.period_mse)`: a function of another module of the project
+            elsewhere = self._external_function(n.args[0]) if args and args[0].state not in (FUNC, WRAPPED) \
+                and n.args else None
             if args and (args[0].state in (FUNC, WRAPPED) or qual in api.DIFF_WRAPPERS and args[0].state == UNKNOWN
-                         or self._call_method(args[0]) is not None):    # `jax.vmap(model)`
-                return V(WRAPPED, wrapper=qual, extra=(args[0], n.keywords, n.args[1:]))
+                         or elsewhere is not None or self._call_method(args[0]) is not None):    # `jax.vmap(model)`
+                return V(WRAPPED, wrapper=qual, extra=(args[0], n.keywords, n.args[1:], elsewhere))
             if args and args[0].state == STATIC:
                 return UNKNOWN_V
             return UNKNOWN_V
@@ -1871,10 +1885,17 @@ class FunctionRun:
 
     def call_value(self, n, callee: V, args, kwargs, transform: Optional[str] = None) -> V:
         if callee.state == WRAPPED:
-            inner, keywords, positional_options = callee.extra
+            inner, keywords, positional_options, elsewhere = callee.extra
             wrapper = callee.wrapper
             if inner.state not in (FUNC, WRAPPED):
                 inner = self._call_method(inner) or inner     # `jax.vmap(model)`: its `__call__`
+            if inner.state not in (FUNC, WRAPPED) and elsewhere is not None and self.tracing:
+                if wrapper == "jax.vmap":       # its body sees one example of each batched argument
+                    unbatched = _vmap_unbatched(keywords, positional_options, len(args), self.flow.index.constants)
+                    args = [a if i in unbatched else (_staged(a, MAYBE) if a.traced else _batched(a))
+                            for i, a in enumerate(args)]
+                if any(v.traced for v in args) or any(v.traced for v in kwargs.values()):
+                    self.flow.external.record(elsewhere, n, args, kwargs, self.frame)
             if inner.state not in (FUNC, WRAPPED):
                 if wrapper in api.DIFF_WRAPPERS and self.tracing:
                     # a derivative of traced values is traced, whatever the function (one of

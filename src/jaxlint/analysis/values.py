@@ -46,7 +46,8 @@ class V:
         self.closure = closure      # FUNC: the Env it closes over
         self.bound = bound          # FUNC: (positional V list, keyword dict) bound by partial
         self.wrapper = wrapper      # WRAPPED: canonical transform name; AT: None
-        self.extra = extra          # WRAPPED: (inner V, keywords); AT: base value
+        self.extra = extra          # WRAPPED: (inner V, keywords, positional options, the project
+        #                             Target of an inner function of another module); AT: base value
         self.text = text            # how the value was produced, for messages ("jnp.ceil(...)")
         self.diff = diff            # TRACED by autodiff alone: the primal value is concrete
         self.maykey = maykey        # TRACED element of a pytree of unknown kind: may be a dict's str key

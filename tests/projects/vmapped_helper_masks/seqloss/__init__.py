@@ -1,0 +1,1 @@
+"""Losses over sequences of different lengths."""
