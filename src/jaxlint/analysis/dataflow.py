@@ -320,8 +320,6 @@ class FunctionRun:
                 root = root.value
             if not isinstance(root, ast.Name):
                 return
-            name = name or (ast.unparse(container) if root.id == "self" and len(ast.unparse(container)) <= 40
-                            else root.id)       # `self.history[name]`, not just `self`
             if root.id == "self" and self.self_value is not None:
                 if self.self_value.traced or self.self_value.state == vals.OBJECT \
                         and not self.flow.is_outside(self.self_value):
@@ -332,8 +330,9 @@ class FunctionRun:
             module = self.imports.resolve(root)
             if module is not None and module.split(".")[0] in _API_MODULES:
                 return          # JAX's or NumPy's namespace (`jnp`, `np`): not program state
-            if module is not None and name == root.id:
-                name = ast.unparse(container)   # another module's state (`metrics.history["loss"]`)
+            if not name:    # `self.history[name]`, not just `self`; another module's `metrics.history`
+                text = ast.unparse(container) if root.id == "self" or module is not None else root.id
+                name = text if len(text) <= 40 or module is not None else root.id
         self.flow.record("leak", node, value, self.frame, into=name, how=how, closure=captured)
 
     def _free_of_eager_scope(self, name: str) -> bool:
@@ -370,7 +369,7 @@ class FunctionRun:
     stmt_AsyncFunctionDef = stmt_FunctionDef
 
     def stmt_If(self, s):
-        normalises = self._normalising_type_test(s) or self._dispatching_type_test(s)
+        normalises = self._quiet_type_test_in(s)
         self._quiet_type_test += normalises
         try:
             test = self.bool_test(s.test)
@@ -429,35 +428,25 @@ class FunctionRun:
                 continue
             self.env.vars[name] = vals.static(None) if none else vals.copy(current, nonnull=True)
 
-    def _normalising_type_test(self, s) -> bool:
-        """`if isinstance(n, int): n = jnp.asarray(n)`: a branch that only turns a Python number
-        into the array it already is under a trace. Taking the other branch there changes nothing."""
-        if s.orelse or not s.body:
-            return False
+    def _quiet_type_test_in(self, s) -> bool:
+        """Is the `isinstance` test of this `if` one whose branch does not matter under a trace?
+        `if isinstance(n, int): n = jnp.asarray(n)`, a branch that only turns a Python number
+        into the array it already is; or `if isinstance(x, int): ... elif hasattr(x, "shape")
+        ...:`, a dispatch on the kind of value whose later branch asks for an attribute every
+        array has, the branch a tracer takes as the same array does eagerly."""
         tested = {call.args[0].id for call in walk(s.test)
                   if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance"
                   and len(call.args) == 2 and isinstance(call.args[0], ast.Name)}
         if not tested:
             return False
-        for stmt in s.body:
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-                    and stmt.targets[0].id in tested and isinstance(stmt.value, ast.Call) and stmt.value.args
-                    and isinstance(stmt.value.args[0], ast.Name) and stmt.value.args[0].id == stmt.targets[0].id
-                    and (self.qualname(stmt.value.func) or "").startswith(("jnp.", "lax."))):
-                return False
-        return True
-
-    @staticmethod
-    def _dispatching_type_test(s) -> bool:
-        """`if isinstance(x, int): ... elif hasattr(x, "shape") and ...:`: a later test of the
-        chain asks the same name for an attribute every array has, so the code dispatches on
-        the kind of value it is given and has a branch for arrays, which a tracer takes (as
-        an array run eagerly does)."""
-        tested = {call.args[0].id for call in walk(s.test)
-                  if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance"
-                  and len(call.args) == 2 and isinstance(call.args[0], ast.Name)}
+        if not s.orelse:
+            return bool(s.body) and all(
+                isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and stmt.targets[0].id in tested and isinstance(stmt.value, ast.Call) and stmt.value.args
+                and isinstance(stmt.value.args[0], ast.Name) and stmt.value.args[0].id == stmt.targets[0].id
+                and (self.qualname(stmt.value.func) or "").startswith(("jnp.", "lax.")) for stmt in s.body)
         branch = s.orelse
-        while tested and len(branch) == 1 and isinstance(branch[0], ast.If):
+        while len(branch) == 1 and isinstance(branch[0], ast.If):
             for call in walk(branch[0].test):
                 if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "hasattr" \
                         and len(call.args) == 2 and isinstance(call.args[0], ast.Name) and call.args[0].id in tested \
@@ -1373,19 +1362,13 @@ class FunctionRun:
     def _external_call(self, n: ast.Call, args, kwargs) -> None:
         """A function of another module of the project, called here with traced arguments: the
         call is recorded for that module's analysis (crossmodule.py)."""
-        root = n.func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not isinstance(root, ast.Name) or self.env.is_local(root.id):
-            return
-        view = self.flow.external
-        target = view.target_of(n.func)
+        target = self._external_function(n.func)
         if target is None and isinstance(n.func, ast.Attribute):
-            owner = view.target_of(n.func.value)    # `LOGGER.log(...)`: a method of another module's object
+            owner = self._external_function(n.func.value)   # `LOGGER.log(...)`: a method of another module's object
             if owner is not None:
                 target = dataclasses.replace(owner, name=f"{owner.name}.{n.func.attr}")
         if target is not None:
-            view.record(target, n, args, kwargs, self.frame)
+            self.flow.external.record(target, n, args, kwargs, self.frame)
 
     def _transformed_method(self, owner, n: ast.Attribute, base: V) -> Optional[V]:
         """`self.grad` when the class assigns it once, as a transform of one of its own methods
