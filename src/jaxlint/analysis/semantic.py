@@ -666,7 +666,7 @@ class SemanticModel:
         self.tree = tree
         self._parents = parents
         self._scan = scan_expressions
-        self._mutator_lines = LineFilter(lines, MUTATORS) if lines is not None else None
+        self._mutator_lines = LineFilter.attributes(lines, MUTATORS) if lines is not None else None
         self._scopes: dict = {}
         self.module = self._make(None)
 

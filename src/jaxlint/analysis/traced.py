@@ -16,7 +16,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.module import (FuncInfo, ModuleIndex, evaluate_literal, param_names,
                                      params_with_defaults, positional_params)
-from jaxlint.analysis.syntax import LineFilter, child_nodes, text_of
+from jaxlint.analysis.syntax import LineFilter, relevant_children, text_of
 from jaxlint.analysis.names import canonical
 
 
@@ -200,7 +200,7 @@ class TracedFinder:
 
     def _scan_calls(self, node, scope: Optional[FuncInfo], cls):
         """Walk the tree keeping track of the enclosing function and class."""
-        for child in child_nodes(node):
+        for child in relevant_children(node, self.line_filter.hits):
             if type(child) in _CALL_FREE:
                 continue
             if isinstance(child, ast.stmt) and not self.line_filter.touches(child):
