@@ -18,7 +18,7 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.module import (FuncInfo, ModuleIndex, evaluate_literal, param_names, params_with_defaults,
+from jaxlint.analysis.module import (FuncInfo, ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names,
                                      positional_params)
 from jaxlint.analysis.syntax import LineFilter, free_names, target_names, walk
 from jaxlint.analysis.shown import Ctx
@@ -929,14 +929,11 @@ class FunctionRun:
         items = [self.eval(v) for v in n.values]
         keys = [k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None for k in n.keys]
         fields = tuple(keys) if n.keys and None not in keys and len(set(keys)) == len(keys) else None
+        if fields is not None:      # {"x": x, "step": 0}: each key's value is known
+            return vals.str_keyed(fields, tuple(items))
         if any(v.traced for v in items):
             source = vals.first_traced(items)
-            made = vals.traced(leaf=CONTAINER, path=source.path, params=source.params)
-            if fields is not None:      # {"x": x, "step": 0}: each key's value is known
-                made.fields, made.elts = fields, tuple(items)
-            return made
-        if fields is not None:
-            return V(STATIC, pyseq=True, fields=fields, elts=tuple(items))
+            return vals.traced(leaf=CONTAINER, path=source.path, params=source.params)
         return vals.static(pyseq=True)
 
     def expr_BinOp(self, n):
@@ -1990,47 +1987,16 @@ class FunctionRun:
             return UNKNOWN_V
         return vals.traced(leaf=MAYBE, path=source.path + (f"{entry.name}()",), params=source.params)
 
-    def _function_defaults(self, func: FuncInfo) -> dict:
-        """name -> the function value of each parameter of a module-level def whose default
-        names a module-level function (`def loss(w, batch, reg=reg_norm)`): a call that leaves
-        it out calls that function through the parameter."""
-        if func.parent is not None or func.cls is not None:
-            return {}
-        spec = func.node.args
-        positional = spec.posonlyargs + spec.args
-        pairs = list(zip(positional[len(positional) - len(spec.defaults):], spec.defaults)) + \
-            [(a, d) for a, d in zip(spec.kwonlyargs, spec.kw_defaults) if d is not None]
-        index = self.flow.index
-        return {a.arg: V(FUNC, func=index.top_functions[d.id], closure=None) for a, d in pairs
-                if isinstance(d, ast.Name) and d.id in index.top_functions and d.id not in index.rebound_globals}
-
     def analyse_callee(self, n, func, callee: V, args, kwargs, transform) -> V:
         node = func.node if isinstance(func, FuncInfo) else func
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return UNKNOWN_V
         is_method = callee.extra == "method"
-        params_spec = node.args
-        names = param_names(params_spec)
-        positional = positional_params(params_spec)
         receiver = self.self_value if is_method else None
         if not is_method and args and isinstance(func, FuncInfo) and func.cls is not None \
                 and func.method_kind == "instance" and self.flow.is_outside(args[0]):
             receiver = args[0]      # `LOGGER.log(...)`: an object made before the trace is `self`
-        if is_method and positional:
-            positional = positional[1:]
-        bindings = {}
-        for i, value in enumerate(args):
-            if i < len(positional):
-                bindings[positional[i]] = value
-            elif params_spec.vararg is not None:
-                star = params_spec.vararg.arg
-                bindings[star] = vals.join(bindings.get(star), _as_element_of_star(value))
-        for name, value in kwargs.items():
-            if name in names:
-                bindings[name] = value
-            elif params_spec.kwarg is not None:
-                star = params_spec.kwarg.arg
-                bindings[star] = vals.join(bindings.get(star), _as_element_of_star(value))
+        bindings = bind_arguments(node.args, args, kwargs, skip_first=is_method)
         has_closure = callee.closure is not None
         batching = transform in api.BATCHING_WRAPPERS
         staged = transform is not None and not _autodiff_only(transform) and not batching
@@ -2044,11 +2010,10 @@ class FunctionRun:
             # there raised the peak memory of a library-corpus run by 17 MB (165 -> 182 MB) for
             # one class of finding (`int(jnp.ceil(T / dt))` in a fori_loop body's helper).
             return UNKNOWN_V
-        defaults = self._function_defaults(func) if isinstance(func, FuncInfo) else {}
-        for name in names:
+        defaults = parameter_defaults(func, self.flow.index)
+        for name in param_names(node.args):
             if name not in bindings:
-                bindings[name] = defaults.get(name) or (STATIC_V if name in params_with_defaults(params_spec)
-                                                        else UNKNOWN_V)
+                bindings[name] = defaults.get(name, UNKNOWN_V)
         bindings = {k: v.extend(k) for k, v in bindings.items()}
         if self.depth >= MAX_DEPTH:
             return UNKNOWN_V
@@ -2176,6 +2141,58 @@ def _replace_fields(record: V, kwargs: dict) -> V:
     return vals.copy(vals.traced(leaf=CONTAINER, elts=elts, path=source.path,
                                  params=frozenset().union(*(e.params for e in elts if e.traced))),
                      cls=record.cls, fields=record.fields)
+
+
+def bind_arguments(spec: ast.arguments, args, kwargs: dict, skip_first: bool = False) -> dict:
+    """Parameter name -> value, for a call of a def with parameters `spec` (`args`: the values of
+    its positional arguments, in order; `kwargs`: keyword -> value). Positional arguments beyond
+    the parameters are collected into *args, keywords no parameter takes into **kwargs (a dict
+    keyed by them); `skip_first`: the first parameter (`self`) is bound elsewhere. Parameters
+    the call leaves out are absent (see parameter_defaults)."""
+    names = param_names(spec)
+    positional = positional_params(spec)
+    if skip_first and positional:
+        positional = positional[1:]
+    bindings = {}
+    for i, value in enumerate(args):
+        if i < len(positional):
+            bindings[positional[i]] = value
+        elif spec.vararg is not None:
+            star = spec.vararg.arg
+            bindings[star] = vals.join(bindings.get(star), _as_element_of_star(value))
+    extra = {}
+    for name, value in kwargs.items():
+        if name in names:
+            bindings[name] = value
+        elif spec.kwarg is not None:
+            extra[name] = value
+    if extra:       # **kwargs: a dict whose keys are the keywords (static strings)
+        bindings[spec.kwarg.arg] = vals.str_keyed(tuple(extra), tuple(extra.values()))
+    return bindings
+
+
+def parameter_defaults(func, index: ModuleIndex) -> dict:
+    """Parameter name -> what a parameter holds when a call leaves it out: its literal default's
+    value (`n=3`), the function a module-level def's default names (`reg=reg_norm`: a call through
+    the parameter calls it), a static value of another default expression; *args and **kwargs
+    hold nothing known. Parameters without a default are absent."""
+    node = func.node if isinstance(func, FuncInfo) else func
+    spec = node.args
+    found = {}
+    top_level = isinstance(func, FuncInfo) and func.parent is None and func.cls is None
+    for name, default in arg_defaults(spec).items():
+        if top_level and isinstance(default, ast.Name) and default.id in index.top_functions \
+                and default.id not in index.rebound_globals:
+            found[name] = V(FUNC, func=index.top_functions[default.id], closure=None)
+            continue
+        try:
+            found[name] = vals.static(evaluate_literal(default))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            found[name] = STATIC_V
+    for star in (spec.vararg, spec.kwarg):
+        if star is not None:
+            found[star.arg] = UNKNOWN_V
+    return found
 
 
 def _as_element_of_star(value: V) -> V:

@@ -19,9 +19,9 @@ from jaxlint.analysis import values as vals
 from jaxlint.analysis.crossmodule import (ProjectView, calls_in_text, classes_passed_by_importers, file_digest,
                                          jit_entries_of, jitted_imports,
                                          module_classes, parsed_tree, value_of)
-from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow
+from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, bind_arguments, parameter_defaults
 from jaxlint.analysis.flag_params import flag_params, passes_container
-from jaxlint.analysis.module import ModuleIndex, defaults as arg_defaults, evaluate_literal, param_names, positional_params
+from jaxlint.analysis.module import ModuleIndex, evaluate_literal, param_names, positional_params
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 from jaxlint.analysis.semantic import BindingKind, ReachKind, SemanticModel
@@ -707,30 +707,13 @@ class Analysis:
                          and f.name == call.name), None)
         if info is None or any(e.func is info and e.is_jit for e in self.entries):
             return      # a jitted function called inside a trace is inlined by its own rules
-        args = info.node.args
-        positional = [a.arg for a in args.posonlyargs + args.args]
-        bindings = {}
-        if receiver is not None and positional:
-            bindings[positional[0]] = receiver
-            positional = positional[1:]
-        names = set(positional) | {a.arg for a in args.kwonlyargs}
-        for i, taint in enumerate(call.args):
-            if i < len(positional):
-                bindings[positional[i]] = value_of(taint)
-            elif args.vararg is not None:
-                bindings[args.vararg.arg] = vals.UNKNOWN_V
-        for name, taint in call.kwargs:
-            if name in names:
-                bindings[name] = value_of(taint)
-        defaults = arg_defaults(args)
-        for name in names | {a.arg for a in (args.vararg, args.kwarg) if a is not None}:
-            if name not in bindings:
-                bindings[name] = vals.UNKNOWN_V
-                if name in defaults:
-                    try:
-                        bindings[name] = vals.static(evaluate_literal(defaults[name]))
-                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                        bindings[name] = vals.STATIC_V
+        bindings = bind_arguments(info.node.args, [value_of(taint) for taint in call.args],
+                                  {name: value_of(taint) for name, taint in call.kwargs}, skip_first=receiver is not None)
+        if receiver is not None and positional_params(info.node.args):
+            bindings[positional_params(info.node.args)[0]] = receiver
+        defaults = parameter_defaults(info, self.index)
+        for name in param_names(info.node.args):
+            bindings.setdefault(name, defaults.get(name, vals.UNKNOWN_V))
         bindings = {k: v.extend(k) for k, v in bindings.items()}
         chain = tuple((name, line, None, path) for name, line, path in call.chain)
         frame = Frame(function=info.qualname, entry=call.entry, entry_kind=call.entry_kind, chain=chain,

@@ -116,6 +116,17 @@ def first_traced(values) -> Optional[V]:
     return None
 
 
+def str_keyed(keys: tuple, values: tuple) -> V:
+    """A dict whose str keys are known (`{"x": x, "step": 0}`, the **kwargs of a call): the value
+    of each key is kept, and iterating over it gives the keys (static strings)."""
+    source = first_traced(values)
+    if source is not None:
+        made = traced(leaf=CONTAINER, path=source.path, params=source.params)
+        made.fields, made.elts = tuple(keys), tuple(values)
+        return made
+    return V(STATIC, pyseq=True, fields=tuple(keys), elts=tuple(values))
+
+
 def derived(values, boolish=False, text="", leaf=ARRAY) -> V:
     """The result of computing with `values`: traced if any input is, else static."""
     source = first_traced(values)
