@@ -24,7 +24,7 @@ from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, evaluate_literal, param_names, positional_params
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
-from jaxlint.analysis.semantic import BindingKind, ReachKind, SemanticModel
+from jaxlint.analysis.semantic import MUTATORS, BindingKind, ReachKind, SemanticModel
 from jaxlint.analysis.shown import Ctx, Shown
 from jaxlint.analysis.signature_reader import reader_for
 from jaxlint.analysis.signatures import Leaf
@@ -201,6 +201,73 @@ class Analysis:
                 value = self.imported_value(ast.Name(id=name, ctx=ast.Load()))
                 found = [value] if value is not None else None
         return found
+
+    def expressions_of(self, node, at, scope=None, depth: int = 0) -> Optional[list]:
+        """Every expression `node` can hold where `at` (inside `scope`: a def node, None for
+        module level) evaluates it: a name followed to the bindings that reach there (values_at)
+        and through `a = b`; `mod.NAME` to the expression another module of the project binds;
+        `config["layer_sizes"]` / `sizes[0]` to the item of the dict or list display a variable
+        holds, when the module never changes that variable's items in place. Anything else is
+        itself. None when one of them is not known."""
+        if isinstance(node, ast.Attribute) and depth < 4:
+            value = self.imported_value(node)       # `config.LAYERS`: the module's constant
+            return [node] if value is None else self.expressions_of(value, at, scope, depth + 1)
+        if isinstance(node, ast.Subscript) and depth < 4:
+            item = self._display_item(node, at, scope, depth)     # `config["layer_sizes"]`
+            return [node] if item is None else self.expressions_of(item, at, scope, depth + 1)
+        if not isinstance(node, ast.Name) or depth >= 4:
+            return [node]
+        found = self.values_at(node.id, at, scope)
+        if found is None:
+            return None
+        out = []
+        for value in found:
+            if isinstance(value, ast.Name):
+                inner = self.expressions_of(value, at, scope, depth + 1)
+                if inner is None:
+                    return None
+                out.extend(inner)
+            else:
+                out.append(value)
+        return out
+
+    def expression_of(self, node, at, scope=None) -> Optional[ast.AST]:
+        """The one expression `node` holds where `at` evaluates it (see expressions_of), else None."""
+        found = self.expressions_of(node, at, scope)
+        if not found or any(v is not found[0] for v in found):
+            return None
+        return found[0]
+
+    def _display_item(self, node: ast.Subscript, at, scope, depth: int) -> Optional[ast.AST]:
+        """The element a constant subscript reads from a dict or list display that a variable holds
+        (`config = {"layer_sizes": [8, 32, 1]}` ... `config["layer_sizes"]`), when the module never
+        changes that variable's items in place; else None."""
+        if not isinstance(node.value, ast.Name) or not isinstance(node.slice, ast.Constant):
+            return None
+        found = self.expressions_of(node.value, at, scope, depth + 1)
+        if not found or any(v is not found[0] for v in found):
+            return None
+        display, key = found[0], node.slice.value
+        if self.lines is None or self._changed_in_place(node.value.id):
+            return None
+        if isinstance(display, ast.Dict):
+            if any(k is None or not isinstance(k, ast.Constant) for k in display.keys):
+                return None         # `**other` or a computed key: which value wins is not shown
+            matches = [v for k, v in zip(display.keys, display.values)
+                       if k.value == key and type(k.value) is type(key)]
+            return matches[-1] if matches else None
+        if isinstance(display, (ast.List, ast.Tuple)) and type(key) is int \
+                and not any(isinstance(e, ast.Starred) for e in display.elts) \
+                and -len(display.elts) <= key < len(display.elts):
+            return display.elts[key]
+        return None
+
+    def _changed_in_place(self, name: str) -> bool:
+        """Does the module's text store into, delete from or call a mutating method on `name`
+        (in any scope: a function may change a module-level dict)?"""
+        pattern = re.compile(rf"\b{re.escape(name)}\s*(?:\[[^\n]*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
+                             rf"|\.\s*(?:{'|'.join(sorted(MUTATORS))})\b)|\bdel\s+{re.escape(name)}\s*\[")
+        return pattern.search(joined_text(self.lines)) is not None
 
     def imported_class(self, node):
         """The ClassInfo of the class of another module of the project that `node` (`Cls`

@@ -7,7 +7,7 @@ from jaxlint.analysis.module import positional_params
 from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
-from jaxlint.rules.static_args import NOT_LITERAL, literal_value, resolve_value
+from jaxlint.rules.static_args import NOT_LITERAL, literal_value
 
 
 class CallSignatureDrift(Rule):
@@ -352,7 +352,7 @@ def _literal_shapes(analysis, site) -> dict:
     for param, arg in site.args.items():
         if param in site.entry.static:
             continue
-        value = resolve_value(analysis, site, arg.node)
+        value = analysis.expression_of(arg.node, site.node, site.scope)
         if not isinstance(value, ast.Call) or value.keywords and not value.args:
             continue
         name = analysis.imports.resolve(value.func) or ""

@@ -15,7 +15,7 @@ from jaxlint.analysis import calls
 from jaxlint.analysis.module import param_names, positional_params
 from jaxlint.findings import Fix, NoFix
 from jaxlint.rules.base import sink_kinds_of
-from jaxlint.rules.static_args import NOT_LITERAL, literal_value, resolve_value, unhashable_kind
+from jaxlint.rules.static_args import NOT_LITERAL, literal_value, unhashable_kind
 
 # The `fix` documentation of the four rules.
 MAKE_STATIC_FIX = ("Sometimes (safe or unsafe): when the jit site is in the same file and the parameter is "
@@ -309,7 +309,7 @@ def _call_values(ctx, entry, param: str):
             if kind:
                 raise NoFix(f"the call at line {call.lineno} passes {kind}, which a static argument "
                             f"cannot be")
-            resolved = resolve_value(analysis, site, node) if arg is not None else None
+            resolved = analysis.expression_of(node, site.node, site.scope) if arg is not None else None
             if resolved is not None and resolved is not node:
                 value = literal_value(analysis, resolved)
             if value is not NOT_LITERAL and _varies(ctx, site, node):

@@ -3,88 +3,20 @@
 from __future__ import annotations
 
 import ast
-import re
 from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.module import evaluate_literal, positional_params
-from jaxlint.analysis.semantic import MUTATORS
-from jaxlint.analysis.syntax import joined_text
 
 _ARRAY_CONSTRUCTORS = ("np.", "jnp.")
 _ARRAY_FUNCS = {"array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
                 "zeros_like", "ones_like", "full_like", "stack", "concatenate"}
 
 
-def resolve_values(analysis, site, node, depth=0) -> Optional[list]:
-    """Every expression the argument `node` of a call can hold there (a name followed to the
-    bindings that reach the call, in the calling scope or the module, and through `a = b`);
-    None when one of them is not known."""
-    if isinstance(node, ast.Attribute) and depth < 4:
-        value = analysis.imported_value(node)       # `config.LAYERS`: the module's constant
-        return [node] if value is None else resolve_values(analysis, site, value, depth + 1)
-    if isinstance(node, ast.Subscript) and depth < 4:
-        item = _display_item(analysis, site, node, depth)     # `config["layer_sizes"]`
-        return [node] if item is None else resolve_values(analysis, site, item, depth + 1)
-    if not isinstance(node, ast.Name) or depth >= 4:
-        return [node]
-    found = analysis.values_at(node.id, site.node, site.scope)
-    if found is None:
-        return None
-    out = []
-    for value in found:
-        if isinstance(value, ast.Name):
-            inner = resolve_values(analysis, site, value, depth + 1)
-            if inner is None:
-                return None
-            out.extend(inner)
-        else:
-            out.append(value)
-    return out
-
-
-def _display_item(analysis, site, node: ast.Subscript, depth: int) -> Optional[ast.AST]:
-    """The element a constant subscript reads from a dict or list display that a variable holds
-    (`config = {"layer_sizes": [8, 32, 1]}` ... `config["layer_sizes"]`), when the module never
-    changes that variable's items in place; else None."""
-    if not isinstance(node.value, ast.Name) or not isinstance(node.slice, ast.Constant):
-        return None
-    found = resolve_values(analysis, site, node.value, depth + 1)
-    if not found or any(v is not found[0] for v in found):
-        return None
-    display, key = found[0], node.slice.value
-    if analysis.lines is None or _changed_in_place(analysis, node.value.id):
-        return None
-    if isinstance(display, ast.Dict):
-        if any(k is None or not isinstance(k, ast.Constant) for k in display.keys):
-            return None         # `**other` or a computed key: which value wins is not shown
-        matches = [v for k, v in zip(display.keys, display.values) if k.value == key and type(k.value) is type(key)]
-        return matches[-1] if matches else None
-    if isinstance(display, (ast.List, ast.Tuple)) and type(key) is int \
-            and not any(isinstance(e, ast.Starred) for e in display.elts) and -len(display.elts) <= key < len(display.elts):
-        return display.elts[key]
-    return None
-
-
-def _changed_in_place(analysis, name: str) -> bool:
-    """Does the module's text store into, delete from or call a mutating method on `name`?"""
-    pattern = re.compile(rf"\b{re.escape(name)}\s*(?:\[[^\n]*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
-                         rf"|\.\s*(?:{'|'.join(sorted(MUTATORS))})\b)|\bdel\s+{re.escape(name)}\s*\[")
-    return pattern.search(joined_text(analysis.lines)) is not None
-
-
-def resolve_value(analysis, site, node) -> Optional[ast.AST]:
-    """The one expression the argument `node` of a call holds there, else None."""
-    found = resolve_values(analysis, site, node)
-    if not found or any(v is not found[0] for v in found):
-        return None
-    return found[0]
-
-
 def unhashable_kind(analysis, site, node) -> Optional[str]:
     """'a list', 'a NumPy array', ... when the value cannot be hashed as a static argument: on
     every path to the call (a list on one branch and a tuple on another is not reported)."""
-    values = resolve_values(analysis, site, node)
+    values = analysis.expressions_of(node, site.node, site.scope)
     if not values:
         return None
     kinds = [_unhashable(analysis, site, value) for value in values]
@@ -131,7 +63,7 @@ def class_called(analysis, call: ast.Call):
 
 def identity_hashed_kind(analysis, site, node) -> Optional[tuple]:
     """(description, creation node) for a value hashed by identity: lambda, partial, plain object."""
-    value = resolve_value(analysis, site, node)
+    value = analysis.expression_of(node, site.node, site.scope)
     if isinstance(value, ast.IfExp):
         # `GreedySampler() if greedy else TopKSampler(5)`: new whichever branch runs
         branches = [_identity_hashed(analysis, branch) for branch in (value.body, value.orelse)]

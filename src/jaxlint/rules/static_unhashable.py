@@ -6,7 +6,7 @@ from jaxlint.analysis import calls
 from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.rules.base import Rule
-from jaxlint.rules.static_args import resolve_value, unhashable_kind
+from jaxlint.rules.static_args import unhashable_kind
 
 # Annotations whose every value is unhashable. `Sequence` and `Mapping` are not among them: a
 # tuple is a Sequence, so the calls decide (a call passing a list is reported where it is made).
@@ -167,7 +167,7 @@ def _hashable_calls(analysis, entry, param) -> list:
 
 
 def _hashable(analysis, site, node, depth=0) -> bool:
-    value = resolve_value(analysis, site, node) if depth < 4 else None
+    value = analysis.expression_of(node, site.node, site.scope) if depth < 4 else None
     if isinstance(value, ast.Constant):
         return True
     if isinstance(value, ast.Tuple):       # unknown elements: a display inside is what breaks it
