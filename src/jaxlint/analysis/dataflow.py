@@ -315,6 +315,9 @@ class FunctionRun:
         if value is None or not value.traced or value.diff or value.maykey:
             return
         if container is not None:
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                    and node.slice.value is Ellipsis:
+                return          # `ref[...] = x`: a write into a JAX Ref (or an array), not a list or dict
             root = container
             while isinstance(root, (ast.Attribute, ast.Subscript)):
                 root = root.value
@@ -1263,10 +1266,16 @@ class FunctionRun:
             return None
         return found[0], found[1], value, found[2]
 
+    def _under_jit(self) -> bool:
+        """Is this code traced by jit (not only by a lax body or vmap of an eagerly run function)?
+        Then every helper it calls runs under the trace, even on static arguments: what their
+        jnp/random calls make is a tracer."""
+        return self.frame.entry_kind.startswith("jit")
+
     def _rows(self, loop, iterated):
         """A for-loop under jit over the rows of a traced array (`for row in x`, `zip(xs, ys)`):
         unrolled once per row. Recorded with the first such expression."""
-        if not self.frame.entry_kind.startswith("jit"):
+        if not self._under_jit():
             return
         for expr, value in iterated:
             if value.traced and not value.diff and (value.leaf == ARRAY or value.leaf == MAYBE and isinstance(expr, ast.Name)):
@@ -1323,7 +1332,7 @@ class FunctionRun:
                 kwargs[kw.arg] = value
         func = n.func
         touched = any(v.traced for v in args) or any(v.traced for v in kwargs.values())
-        if touched and self.tracing and self.flow.external is not None:
+        if (touched or self._under_jit()) and self.tracing and self.flow.external is not None:
             self._external_call(n, args, kwargs)
         qual = self.qualname(func)
         if qual is not None:
@@ -1365,7 +1374,7 @@ class FunctionRun:
             if owner is not None:
                 target = dataclasses.replace(owner, name=f"{owner.name}.{n.func.attr}")
         if target is not None:
-            self.flow.external.record(target, n, args, kwargs, self.frame)
+            self.flow.external.record(target, n, args, kwargs, self.frame, untraced=self._under_jit())
 
     def _transformed_method(self, owner, n: ast.Attribute, base: V) -> Optional[V]:
         """`self.grad` when the class assigns it once, as a transform of one of its own methods
@@ -2002,8 +2011,7 @@ class FunctionRun:
         staged = transform is not None and not _autodiff_only(transform) and not batching
         starts_trace = transform is not None and not self.tracing
         if not any(v.traced or _holds_tracers(v) for v in bindings.values()) and not has_closure \
-                and not starts_trace and not (self.tracing and (self.frame.entry_kind.startswith("jit")
-                                                               or self._rebinds_outer_names(node))):
+                and not starts_trace and not (self.tracing and (self._under_jit() or self._rebinds_outer_names(node))):
             # Under jit a helper runs even on static arguments: what its jnp/random calls make is
             # a tracer (`int(jnp.ceil(T / dt))`, `key, sub = random.split(key)` into a global).
             # Not in a lax body traced from a function run eagerly: following every such helper

@@ -1,0 +1,1 @@
+"""Layers initialised from one package-wide noise source."""
