@@ -92,6 +92,28 @@ def test_a_deleted_or_broken_module_leaves_the_others_linted(tmp_path):
     assert result.code == 0 and "Traceback" not in result.err, result.out + result.err
 
 
+def test_a_program_whose_package_enables_x64_at_import_is_not_told_it_truncates(tmp_path):
+    # a folder of a driver and its package, no root marker: the package's __init__.py switches
+    # x64 on when the driver imports it (from a submodule: the package runs first)
+    folder = tmp_path / "sim"
+    (folder / "orbits").mkdir(parents=True)
+    init = folder / "orbits" / "__init__.py"
+    init.write_text('import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    (folder / "orbits" / "kepler.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef energy(q):\n    return 1.0 / jnp.linalg.norm(q)\n")
+    (folder / "run.py").write_text(
+        "import jax.numpy as jnp\n\nfrom orbits.kepler import energy\n\n"
+        "q = jnp.array([1.0, 0.0], dtype=jnp.float64)\nprint(energy(q).dtype)\n")
+    result = check("run.py", "--no-cache", cwd=folder)
+    assert result.code == 0 and "JAX402" not in result.out, result.out + result.err
+    run = subprocess.run([sys.executable, "-W", "error", "run.py"], cwd=folder, capture_output=True, text=True,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"}, timeout=300)
+    assert run.returncode == 0 and "float64" in run.stdout, run.stderr[-2000:]
+    init.write_text("")         # the package no longer enables it: the request truncates
+    result = check("run.py", "--no-cache", cwd=folder)
+    assert "run.py:5:5: JAX402" in result.out, result.out + result.err
+
+
 def test_an_import_cycle_between_user_modules_ends(tmp_path):
     folder = tmp_path / "p"
     (folder / "cyc").mkdir(parents=True)

@@ -28,6 +28,7 @@ SKIP_DIRS = {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "env", "__p
 MAX_RE_EXPORT_HOPS = 4
 MAX_BOUNDARIES = 3      # module boundaries a trace is followed through, by every front end
 MAX_FILES = 20_000
+MAX_IMPORTED = 200     # files a program's imports are followed to (JAX402: does one of them enable x64?)
 
 
 def find_root(path: str) -> Optional[str]:
@@ -323,6 +324,35 @@ class Project:
     def marked(self) -> bool:
         """Is the root a project's (a marker file), not a folder of loose scripts?"""
         return any(os.path.exists(os.path.join(self.root, m)) for m in ROOT_MARKERS)
+
+    def imported_files(self, path: str) -> list:
+        """The project's files that importing the module at `path` runs, in the order found:
+        the modules its top-level imports name, the `__init__.py` of each package on the way
+        (`from nbody.forces import energy` runs `nbody/__init__.py` first), and theirs in turn;
+        at most MAX_IMPORTED files (cached per run)."""
+        return self._memo("_imported_files", os.path.abspath(path), lambda: self._collect_imported_files(path))
+
+    def _collect_imported_files(self, path: str) -> list:
+        start = os.path.abspath(path)
+        seen, found, todo = {start}, [], [start]
+        for current in todo:
+            for dotted in self.imports_of(current).values():
+                name = self.absolute(dotted, current)
+                if name is None or not self.may_hold(name, current):
+                    continue
+                parts = name.split(".")
+                for cut in range(1, len(parts) + 1):
+                    module = self.module_path(".".join(parts[:cut]), current)
+                    if module is None:
+                        break
+                    module = os.path.abspath(module)
+                    if module not in seen:
+                        seen.add(module)
+                        found.append(module)
+                        todo.append(module)
+                        if len(found) >= MAX_IMPORTED:
+                            return found
+        return found
 
     def mentions(self, words) -> bool:
         """Does any file of the project contain one of these words (cached per run)? A folder

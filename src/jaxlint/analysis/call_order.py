@@ -328,10 +328,30 @@ def _exclusive(analysis, first, second) -> bool:
     for parent, part, block in a:
         other = b_parents.get(id(parent))
         if other is not None and other != part:
+            if isinstance(parent, ast.If) and _changes_per_iteration(analysis, parent):
+                return False              # `if step < 2:` in a loop: one branch, then the other
             return True                   # two branches of the same if / try / match
         if (id(parent), part) not in b_parts and isinstance(block, list) and block \
                 and isinstance(block[-1], (ast.Return, ast.Raise)):
             return True                   # the first call's branch leaves the function
+    return False
+
+
+def _changes_per_iteration(analysis, branch: ast.If) -> bool:
+    """Does the test of `branch` read a name that a loop around it (in its function) binds, its
+    loop variable or a name assigned in its body? Then one iteration may take one branch and the
+    next the other (`for step in range(n): if step < warmup: ... else: ...`)."""
+    names = {n.id for n in ast.walk(branch.test) if isinstance(n, ast.Name)}
+    loops = [loop for loop in analysis.parents.loops_of(branch) if isinstance(loop, LOOP_STATEMENTS)]
+    if not names or not loops:
+        return False
+    model = analysis.model
+    scope = model.scope_of(branch)
+    for loop in loops:
+        for name in names:
+            for binding in scope.by_name.get(name, ()):
+                if binding.stmt is loop or (loop, "body") in binding.path or (loop, "orelse") in binding.path:
+                    return True
     return False
 
 

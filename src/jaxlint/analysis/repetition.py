@@ -163,8 +163,10 @@ class Repetition:
     def external_witnesses(self, info, calls) -> list:
         """Witnesses that the module-level def or method `info` runs many times, from its calls in other
         modules (crossmodule.ImporterCall): the loops and callers there, and which of its
-        parameters receive a changing value."""
+        parameters receive a changing value (none for a memoised def, as for calls in this module)."""
         found = []
+        if is_memoised(info.node):
+            return found
         for item in calls:
             there = item.repetition
             for ctx in there._caller_contexts(item.call, item.caller):

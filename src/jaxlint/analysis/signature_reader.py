@@ -376,11 +376,66 @@ class SignatureReader:
         sig = self.sig(binding.value, binding.stmt)
         if isinstance(sig, Tree) and sig.kind in ("list", "dict") and self.bindings.mutated(use.id) \
                 and binding in self.bindings.by_name.get(use.id, ()):
-            grown = self._list_growth(use, sig)
+            grown = self._list_growth(use, sig) if sig.kind == "list" else self._keys_set(use, binding, sig)
             if grown is not None:
                 return grown
             return Tree(sig.kind, origin=sig.origin)       # changed in place: contents unknown
         return sig
+
+    def _keys_set(self, use, binding, sig):
+        """A dict display that `d["key"] = value` statements give more keys before the use: the
+        display's keys and the ones set on every path from the binding to the use. None (contents
+        unknown) when any other change of the dict may run between them: another kind of change,
+        a computed key, a store on some paths only, or one after the use in a loop that runs the
+        use again with the same dict."""
+        if sig.keys is None or sig.children is None:
+            return None
+        stmt = enclosing_statement(self.analysis.parents, use)
+        use_path = self.bindings.use_path(stmt)
+        bind_path = binding.path
+        if stmt is None or use_path[:len(bind_path)] != bind_path:
+            return None             # the binding is not in a block around the use
+        here = (use.lineno, use.col_offset)
+        added = {}
+        for change in sorted(self.bindings.mutated(use.id), key=lambda m: (m.node.lineno, m.node.col_offset)):
+            target = change.node
+            if change.method != "__setitem__" or not isinstance(target, ast.Subscript) \
+                    or not isinstance(target.slice, ast.Constant) or not isinstance(target.slice.value, str):
+                return None
+            at = (target.lineno, target.col_offset)
+            path = change.path
+            if path[:len(bind_path)] != bind_path:
+                return None         # outside the binding's block: may change another dict
+            common = 0
+            while common < min(len(path), len(use_path)) and path[common] == use_path[common]:
+                common += 1
+            if at < binding.start:
+                if common == len(bind_path) or not any(isinstance(block, LOOP_STATEMENTS)
+                                                       for block, _ in use_path[len(bind_path):common]):
+                    continue        # before the binding, in no loop around both: another dict
+                return None
+            if common == len(path) and at < here:
+                store = enclosing_statement(self.analysis.parents, target)
+                if not isinstance(store, ast.Assign) or len(store.targets) != 1:
+                    return None
+                added[target.slice.value] = self.sig(store.value, store)
+                continue            # in a block around the use, before it: set on every path
+            if common < len(path) and common < len(use_path) and path[common][0] is use_path[common][0] \
+                    and isinstance(path[common][0], ast.If) and path[common][1] != use_path[common][1] \
+                    and not any(isinstance(block, LOOP_STATEMENTS) for block, _ in use_path[len(bind_path):common]):
+                continue            # the other branch of an `if` (no loop between it and the binding)
+            if at > here and not any(isinstance(block, LOOP_STATEMENTS) for block, _ in use_path[len(bind_path):]):
+                continue            # after the use, and no loop runs the use again before a new binding
+            return None
+        if not added:
+            return sig              # every store runs after the use, or on another path
+        children = dict(zip(sig.keys, sig.children))
+        children.update(added)
+        try:
+            ordered = tuple(sorted(children))
+        except TypeError:
+            return None
+        return Tree("dict", tuple(children[k] for k in ordered), keys=ordered, origin=sig.origin)
 
     def _list_growth(self, use, sig):
         """A list appended to in a loop around the use (and never emptied there) grows per iteration."""
@@ -1145,7 +1200,7 @@ class SignatureReader:
             array, scalar = (left, right) if right.python else (right, left) if left.python else (None, None)
             if array is not None and array.dtype and scalar.python in ("int", "float"):
                 if array.dtype in _FLOATING or (array.dtype.startswith(("int", "uint")) and scalar.python == "int"):
-                    if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Pow)) or \
+                    if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Pow, ast.Mod, ast.FloorDiv)) or \
                             (isinstance(node.op, ast.Div) and array.dtype in _FLOATING):
                         return Leaf(array.dtype, array.weak, array.shape, origin=_text(node))
                 return None

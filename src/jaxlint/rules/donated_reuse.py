@@ -185,10 +185,19 @@ def _nodes_run_now(stmt):
 
 
 def _assigns_attribute(stmt, attr) -> bool:
-    """Does the statement bind `self.attr` (`=`, an annotated assignment)?"""
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+    """Does the statement bind `self.attr` (`=`, an annotated assignment, one of the targets an
+    assignment unpacks into: `self.params, self.opt_state, loss = step(...)`)?"""
+    targets = list(stmt.targets) if isinstance(stmt, ast.Assign) else \
         [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
-    return any(_self_attribute(t) and t.attr == attr for t in targets)
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+        elif _self_attribute(target) and target.attr == attr:
+            return True
+    return False
 
 
 _UPDATES = {"replace", "apply_gradients", "set", "add", "multiply", "divide", "min", "max", "power",

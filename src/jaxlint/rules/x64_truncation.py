@@ -5,6 +5,8 @@ import re
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.syntax import LineFilter, joined_text, pruned_walk
+from jaxlint.analysis.crossmodule import bytes_digest
+from jaxlint.project import _read as read_project_file
 from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -143,10 +145,22 @@ def _file_enables_x64(analysis) -> bool:
 
 
 def _project_enables_x64(analysis) -> bool:
-    """Does another module of the project mention a way of enabling x64 (once per project and
-    run: it reads every module)?"""
+    """Does another module of the project mention a way of enabling x64: any module of a project
+    with a root marker (once per project and run: it reads every module), or a module the program
+    imports (its package's `__init__.py` that switches x64 on at import)?"""
     view = getattr(analysis.flow, "external", None)
-    return view is not None and view.project.mentions(ENABLING_WORDS)
+    if view is None:
+        return False
+    project = view.project
+    if project.mentions(ENABLING_WORDS):
+        return True
+    encoded = [w.encode() for w in ENABLING_WORDS]
+    for path in project.imported_files(analysis.path):
+        data = read_project_file(path)
+        analysis.depends[path] = bytes_digest(data)
+        if any(w in data for w in encoded):
+            return True
+    return False
 
 
 def _bare(dtype: str) -> str:
