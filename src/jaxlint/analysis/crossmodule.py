@@ -154,8 +154,11 @@ class ProjectView:
         chain = tuple((hop[0], hop[1], hop[3] if len(hop) > 3 and hop[3] else here)
                       for hop in frame.chain) + ((target.name, line, here),)
         origin = frame.origin or here
-        call = ExternalCall(os.path.abspath(target.path), target.name, taints, ktaints, frame.entry,
-                            frame.entry_kind, origin, chain)
+        self.add(ExternalCall(os.path.abspath(target.path), target.name, taints, ktaints, frame.entry,
+                              frame.entry_kind, origin, chain))
+
+    def add(self, call: ExternalCall) -> None:
+        """Keep a call for the callee's module (once per callee, arguments, entry and origin)."""
         key = (call.path, call.name, call.args, call.kwargs, call.entry, call.origin)
         if key not in self._seen:
             self._seen.add(key)

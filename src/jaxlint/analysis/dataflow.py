@@ -137,6 +137,7 @@ class ModuleFlow:
         self.runs = 0
         self.steps = 0
         self.make_shown = None       # set by the Analysis: builds the file's `Shown` when first needed
+        self.handled = None          # set by the Analysis: is a failure at this node caught where it runs?
         self.external = None         # a crossmodule.ProjectView: calls into other modules of the project
         self._shown = None
         self._attribute_reads = None  # attr -> [read on self/cls, read on another object]
@@ -194,6 +195,8 @@ class ModuleFlow:
     def record(self, kind, node, value, frame, **detail):
         if frame.muted or value is not None and (value.maykey or value.diff and not fails_under_autodiff(kind, detail)):
             return
+        if kind in _RAISING_SINKS and self.handled is not None and self.handled(node):
+            return          # `try: if rate < 0: ... except ConcretizationTypeError:`: the code expects it
         key = (kind, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), detail.get("key"))
         if key in self._sink_keys:
             return
@@ -2149,6 +2152,11 @@ def _replace_fields(record: V, kwargs: dict) -> V:
     return vals.copy(vals.traced(leaf=CONTAINER, elts=elts, path=source.path,
                                  params=frozenset().union(*(e.params for e in elts if e.traced))),
                      cls=record.cls, fields=record.fields)
+
+
+# Sinks where JAX raises at trace time (TracerBoolConversionError, ConcretizationTypeError, ...):
+# code that catches the error around them does not fail.
+_RAISING_SINKS = frozenset({"bool", "convert", "datadep", "shape", "slice"})
 
 
 def bind_arguments(spec: ast.arguments, args, kwargs: dict, skip_first: bool = False) -> dict:

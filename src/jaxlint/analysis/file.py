@@ -16,7 +16,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import (ProjectView, calls_in_text, classes_passed_by_importers, file_digest,
+from jaxlint.analysis.crossmodule import (ExternalCall, ProjectView, calls_in_text, classes_passed_by_importers, file_digest,
                                          jit_entries_of, jitted_imports,
                                          module_classes, parsed_tree, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, bind_arguments, parameter_defaults
@@ -85,6 +85,7 @@ class Analysis:
         self.flow = ModuleFlow(self.index, self.finder, self.jitted_by_name, self.jitted_by_attr,
                                self.is_plain_class, lines)
         self.flow.make_shown = lambda: self.shown
+        self.flow.handled = self.handles_tracer_errors
         self.budget_exhausted = False
         self._repeated = None
         self._shown = None
@@ -97,6 +98,8 @@ class Analysis:
             self.flow.external.depends = self.depends
         if run:
             self._run_entries()
+            if self.flow.external is not None:
+                self._record_foreign_entries()
         for call in externals:
             self._guarded(self._run_external, call)
         self.outgoing: list = list(self.flow.external.calls) if self.flow.external is not None else []
@@ -744,6 +747,114 @@ class Analysis:
         for host in hosts:
             self._guarded(self._run_host, host)
 
+    def handles_tracer_errors(self, node) -> bool:
+        """Is `node` in the body of a `try` of its own function whose handler catches what JAX
+        raises for a tracer used as a concrete value (ConcretizationTypeError and its subclasses,
+        TypeError, IndexError, Exception, a bare `except`) and does not raise again?"""
+        child = node
+        for anc in self.parents.chain(node):
+            if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                return False
+            if isinstance(anc, _TRY_NODES) and any(child is stmt for stmt in anc.body) \
+                    and any(_catches_tracer_errors(handler) for handler in anc.handlers):
+                return True
+            child = anc
+        return False
+
+    def _record_foreign_entries(self):
+        """`jax.jit(step_fn)` of a function another module of the project defines, or of a method
+        of an object of a class defined there (`env = Asterix()` ... `jax.jit(env.step_env)`): the
+        trace runs that module's code. Recorded as a call of it, from this line, with every
+        parameter traced but the static ones (`static_argnums` / `static_argnames` written as
+        literals), for that module's analysis to run (crossmodule.ExternalCall)."""
+        view = self.flow.external
+        for wrapper, site in self.finder.foreign:
+            target = site.args[0]
+            found = self._foreign_function(target, site)
+            if found is None:
+                continue
+            path, name, info, skips_self = found
+            spec = self.finder.static_spec(wrapper, site.keywords)
+            calls = self._calls_of_jitted(site)
+            if spec.unresolved or not calls:
+                continue        # which arguments are static, or what the calls pass, is unknown
+            numbers, names = set(spec.argnums or ()), set(spec.argnames or ())
+            positional = positional_params(info.node.args)[1 if skips_self else 0:]
+            keyword_params = set(positional) | {a.arg for a in info.node.args.kwonlyargs}
+            for call in calls:
+                if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords) \
+                        or len(call.args) > len(positional):
+                    continue
+                scope = self.parents.scope_of(call)
+                args = tuple(None if i in numbers or i - len(positional) in numbers or p in names
+                             else self._passed_to_jit(a, call, scope, p)
+                             for i, (p, a) in enumerate(zip(positional, call.args)))
+                kwargs = tuple((k.arg, None if k.arg in names else self._passed_to_jit(k.value, call, scope, k.arg))
+                               for k in call.keywords if k.arg in keyword_params)
+                if not any(args) and not any(t for _, t in kwargs):
+                    continue
+                view.add(ExternalCall(os.path.abspath(path), name, args, kwargs, name.rsplit(".", 1)[-1],
+                                      "jitted function", os.path.abspath(self.path),
+                                      ((name, call.lineno, os.path.abspath(self.path)),)))
+
+    def _calls_of_jitted(self, site) -> list:
+        """The calls of what a jit site makes: `jax.jit(f)(x)`, or `step(x)` after `step = jax.jit(f)`
+        in the same scope (the name bound there once)."""
+        parent = self.parents.parent_of(site)
+        if isinstance(parent, ast.Call) and parent.func is site:
+            return [parent]
+        if not isinstance(parent, ast.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name):
+            return []
+        name = parent.targets[0].id
+        scope = self.parents.scope_of(site)
+        model = self.model
+        if len(model.scope(scope).by_name.get(name, ())) != 1:
+            return []
+        root = scope if scope is not None else self.tree
+        return [n for n in pruned_walk(root, LineFilter(self.lines, {name}))
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+                and self.parents.scope_of(n) is scope]
+
+    def _passed_to_jit(self, node, call, scope, param) -> Optional[tuple]:
+        """The taint of an argument a jitted function of another module is called with: a Python
+        number or an array made by jnp / jax.random / NumPy becomes a tracer; anything else (an
+        object whose fields may be static) is not known."""
+        value = self.expression_of(node, call, scope)
+        if isinstance(value, ast.Constant) and type(value.value) in (int, float, complex):
+            return ("array", (param,), (param,), False)
+        if isinstance(value, ast.Call):
+            made = self.imports.resolve(value.func) or ""
+            if made.startswith(("jnp.", "jax.numpy.", "jax.random.", "np.", "numpy.")):
+                return ("array", (param,), (param,), False)
+        return None
+
+    def _foreign_function(self, target, site) -> Optional[tuple]:
+        """(file, name there, FuncInfo, whether `self` is bound) of the function of another module
+        that `target` names: `step_fn` / `mod.step_fn` imported from it, or `obj.method` where `obj`
+        holds one object of a class imported from it (`obj = Cls(...)`)."""
+        found = self.imported_target(target)
+        if found is not None:
+            other, name = found
+            info = other.index.top_functions.get(name)
+            if info is not None and info.cls is None and len(other.index.top_defs.get(name, ())) == 1:
+                return other.path, name, info, False
+            return None
+        if not isinstance(target, ast.Attribute) or not isinstance(target.value, ast.Name):
+            return None
+        scope = self.parents.scope_of(site)
+        made = self.expression_of(target.value, site, scope)
+        if not isinstance(made, ast.Call):
+            return None
+        found = self.imported_target(made.func)
+        if found is None:
+            return None
+        other, cls_name = found
+        cls = other.index.top_classes.get(cls_name)
+        info = other.index.lookup_method(cls, target.attr) if cls is not None else None
+        if info is None or info.method_kind != "instance" or info.node.decorator_list:
+            return None
+        return other.path, f"{cls_name}.{target.attr}", info, True
+
     def _guarded(self, step, arg):
         if self.budget_exhausted:
             return
@@ -757,8 +868,8 @@ class Analysis:
         arguments it passes traced are traced here, the others unknown."""
         receiver = None
         if "." in call.name:    # `LOGGER.log`: a method of a module-level object of this module
-            obj, method = call.name.split(".", 1)
-            cls = self.index.instances.get(obj)
+            obj, method = call.name.split(".", 1)       # `Asterix.step_env`: of an object of its class,
+            cls = self.index.instances.get(obj) or self.index.top_classes.get(obj)   # made before the trace
             info = self.index.lookup_method(cls, method) if cls is not None and "." not in method else None
             if info is None or info.method_kind != "instance":
                 return
@@ -1010,6 +1121,25 @@ def _is_scalar_literal(node) -> bool:
 
 _MODULES: "collections.OrderedDict" = collections.OrderedDict()   # (path, mtime, size) -> Analysis
 MAX_MODULES = 4         # each holds a whole tree and its index: a few kept, for the modules asked most recently
+
+
+_TRY_NODES = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+# What the errors JAX raises for a tracer in a concrete place are, or derive from (JAX 0.10.2):
+# TracerBoolConversionError < ConcretizationTypeError < JAXTypeError < TypeError, and so on.
+_TRACER_ERROR_NAMES = frozenset({"ConcretizationTypeError", "TracerBoolConversionError",
+                                 "TracerIntegerConversionError", "TracerArrayConversionError",
+                                 "NonConcreteBooleanIndexError", "JAXTypeError", "JAXIndexError",
+                                 "TypeError", "IndexError", "Exception", "BaseException"})
+
+
+def _catches_tracer_errors(handler: ast.ExceptHandler) -> bool:
+    """Does the handler catch a tracer error (by one of its classes or bases) and not raise again?"""
+    if handler.type is not None:
+        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        names = {k.attr if isinstance(k, ast.Attribute) else getattr(k, "id", "") for k in kinds}
+        if not names & _TRACER_ERROR_NAMES:
+            return False
+    return not any(isinstance(n, ast.Raise) for stmt in handler.body for n in ast.walk(stmt))
 
 
 def module_analysis(project, path: str, config=None) -> Optional[Analysis]:

@@ -118,6 +118,7 @@ class TracedFinder:
         self.imports = index.imports
         self.entries: list = []
         self.unseen: list = []        # jit sites of functions the file does not show (_unseen_target)
+        self.foreign: list = []       # (wrapper, site) of a jit of a name or attribute no def here is
         # wrapper name -> (static_argnums keyword, static_argnames keyword)
         self.jit_wrappers = dict(api.JIT_WRAPPERS)
         self.extra_wrappers = dict(extra_wrappers or {})
@@ -261,6 +262,8 @@ class TracedFinder:
             target = call.args[0]
             entry = self._entry_for_target(name, call, target, scope, cls, call.keywords)
             if entry is None and (name in api.COMPILING_WRAPPERS or name in self.extra_wrappers):
+                if isinstance(target, (ast.Name, ast.Attribute)):
+                    self.foreign.append((name, call))     # maybe another module's (file.py)
                 return self._unseen_target(name, call, target, scope, cls)
             if entry is not None and name == "jax.vmap":
                 self._read_in_axes(entry, call)
@@ -532,10 +535,16 @@ class TracedFinder:
         return entry
 
     def _read_spec(self, entry: TracedEntry, keywords):
-        nums_kw, names_kw = self.jit_wrappers.get(entry.wrapper, (None, None))
-        spec = entry.spec
         if entry.wrapper in api.DONATING_WRAPPERS:
             self._read_donation(entry, keywords)
+        entry.spec = self.static_spec(entry.wrapper, keywords)
+        self._resolve_static(entry)
+
+    def static_spec(self, wrapper: str, keywords) -> StaticSpec:
+        """`static_argnums` / `static_argnames` as a jit site writes them (literals and module
+        constants; anything else leaves the spec unresolved)."""
+        nums_kw, names_kw = self.jit_wrappers.get(wrapper, (None, None))
+        spec = StaticSpec()
         for kw in keywords:
             if kw.arg is None:
                 spec.unresolved = True       # **options: cannot know
@@ -561,7 +570,7 @@ class TracedFinder:
                     spec.unresolved = True
                     continue
                 spec.argnames, spec.argnames_node = values, kw.value
-        self._resolve_static(entry)
+        return spec
 
     def _read_donation(self, entry: TracedEntry, keywords):
         """The parameters `donate_argnums`/`donate_argnames` name (literals only; else none)."""

@@ -134,6 +134,8 @@ class UnrolledLoop(Rule):
         something else than an array (a list of arrays loops over Python values)."""
         loop = sink.node
         sizes = _axis_sizes(analysis, sink, array, value, axis)
+        if not sizes and not value.params:
+            return None       # an array made in the trace from nothing the caller passes: its size is not data's
         if any(shown is False for shown, _ in sizes):
             return None       # a call passes a list of arrays (a loop over Python values) or a scalar
         if not is_array and not (sizes and all(sizes_shown for sizes_shown, _ in sizes)):

@@ -1,0 +1,1 @@
+"""A small grid environment, stepped by a jitted function the driver builds."""

@@ -1,0 +1,12 @@
+# expected compiles: step=1
+import jax
+import jax.numpy as jnp
+
+from gridworld.env import GridWorld
+
+env = GridWorld()
+step = jax.jit(env.step, static_argnames="bonus")
+pos = jnp.zeros(2, dtype=jnp.int32)
+for t in range(3):
+    pos, reward = step(pos, jnp.int32(t % 4), bonus=0.5)
+    print(t, pos, reward)
