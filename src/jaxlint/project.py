@@ -354,14 +354,15 @@ class Project:
                             return found
         return found
 
-    def mentions(self, words) -> bool:
-        """Does any file of the project contain one of these words (cached per run)? A folder
-        of loose scripts (no root marker) is not one program: never."""
+    def mentions(self, words, in_code: bool = False) -> bool:
+        """Does any file of the project contain one of these words (cached per run)? `in_code`:
+        outside a comment (`# needs jax_enable_x64` does not enable it). A folder of loose
+        scripts (no root marker) is not one program: never."""
         if not self.marked:
             return False
         encoded = [w.encode() for w in words]
-        return self._memo("_mentions", tuple(words),
-                          lambda: any(any(w in data for w in encoded) for data in map(_read, self.files())))
+        return self._memo("_mentions", (tuple(words), in_code),
+                          lambda: any(mentions_in(data, encoded, in_code) for data in map(_read, self.files())))
 
     def refresh(self) -> bool:
         """Forget what was read when a file of the project changed, appeared or went since the
@@ -466,6 +467,18 @@ def import_bindings(body) -> dict:
                 joined = f"{base}.{alias.name}" if stmt.module else f"{base}{alias.name}"
                 found[alias.asname or alias.name] = joined
     return found
+
+
+def mentions_in(data: bytes, words, in_code: bool = False) -> bool:
+    """Does `data` (a file's bytes) contain one of `words` (bytes)? `in_code`: on a line where no
+    `#` comes before it (a comment naming a flag does not set it)."""
+    for word in words:
+        at = data.find(word)
+        while at >= 0:
+            if not in_code or b"#" not in data[data.rfind(b"\n", 0, at) + 1:at]:
+                return True
+            at = data.find(word, at + len(word))
+    return False
 
 
 MAX_BYTES = 5 << 20

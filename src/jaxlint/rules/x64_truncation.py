@@ -1,12 +1,13 @@
 """JAX402 x64-truncation."""
 
 import ast
+import os
 import re
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.syntax import LineFilter, joined_text, pruned_walk
-from jaxlint.analysis.crossmodule import bytes_digest
-from jaxlint.project import _read as read_project_file
+from jaxlint.analysis.crossmodule import bytes_digest, per_version
+from jaxlint.project import _read as read_project_file, mentions_in
 from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding
 from jaxlint.rules.base import Rule
@@ -14,6 +15,7 @@ from jaxlint.rules.base import Rule
 # Words whose presence in the file (or, in project mode, anywhere in the project) means x64 may be
 # enabled: the config flag, the context manager and the environment variable.
 ENABLING_WORDS = ("enable_x64", "JAX_ENABLE_X64", "x64_enabled")   # (`jax_enable_x64` holds the first)
+_ENCODED = tuple(w.encode() for w in ENABLING_WORDS)
 _BOUND = re.compile(r"\b([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")
 _NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 
@@ -29,10 +31,12 @@ class X64Truncation(Rule):
         `.astype(...)` on a JAX array, `jnp.float64(x)`, when nothing in the program enables
         64-bit mode (`jax.config.update("jax_enable_x64", True)`, `jax.enable_x64`, the
         `JAX_ENABLE_X64` environment variable), or reads whether it is on (`x64_enabled`). NumPy's
-        own float64 arrays are not flagged. Only programs are checked (a file that runs something:
-        an `if __name__ == "__main__":` block or top-level calls, a notebook): a library module
-        gets x64 from the program that imports it. A project that enables x64 where the analysis
-        cannot see it sets `x64 = true` in `[tool.jaxlint]`.
+        own float64 arrays are not flagged, nor a request in a branch that runs only for 64-bit
+        values (`if x.dtype == jnp.float64:`). A program (a file that runs something: an
+        `if __name__ == "__main__":` block or top-level calls, a notebook) is checked with what
+        it imports; a module of a project is checked when a program of the project imports it
+        and never enables x64 (a library whose programs are its users' stays silent). A project
+        that enables x64 where the analysis cannot see it sets `x64 = true` in `[tool.jaxlint]`.
     """
     why = """
         With x64 off (the default) JAX cannot make the array: it warns (`UserWarning: Explicitly
@@ -62,10 +66,17 @@ class X64Truncation(Rule):
            "32 bits) is the author's choice.")
 
     def check(self, analysis):
-        if getattr(analysis.config, "x64", False) or not _is_program(analysis) or _file_enables_x64(analysis):
+        if getattr(analysis.config, "x64", False) or _file_enables_x64(analysis):
             return
+        program = _is_program(analysis)
         lines = analysis.lines
         words = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8", "u8", "c16"}
+        if not program:
+            # a module the project's programs import: asked only when one may run it without x64
+            view = getattr(analysis.flow, "external", None)
+            text = joined_text(lines) if lines is not None else ""
+            if view is None or not any(w in text for w in _LIBRARY_WORDS) or view.project.mentions(ENABLING_WORDS, in_code=True):
+                return
         hits = LineFilter(lines, words).hits
         if hits == []:
             return              # no 64-bit dtype named anywhere in the file
@@ -78,13 +89,22 @@ class X64Truncation(Rule):
             if not isinstance(node, ast.Call):
                 continue
             requested = self._requested(analysis, model, node, traced)
+            if requested and _only_with_64_bit_values(analysis, node):
+                continue        # `elif x.dtype == jnp.float64: ...astype(jnp.complex128)`: runs only with x64 on
             if requested:
-                if _project_enables_x64(analysis):     # asked only now: it reads every module
-                    return
+                if program:
+                    if _project_enables_x64(analysis):     # asked only now: it reads every module
+                        return
+                    who = "this program never enables x64"
+                else:
+                    runner = _program_without_x64(analysis)
+                    if runner is None:
+                        return
+                    who = f"{runner}, a program importing this module, never enables x64"
                 yield Finding(
                     code=self.code, line=node.lineno, col=node.col_offset,
                     message=f"{requested}, truncated to 32 bits without x64",
-                    detail=(f"{requested}, but this program never enables x64: JAX warns and "
+                    detail=(f"{requested}, but {who}: JAX warns and "
                             f"truncates it to 32 bits (UserWarning: Explicitly requested dtype ... "
                             f"will be truncated). Fix: request a 32-bit dtype, or enable x64 at "
                             f"startup (jax.config.update(\"jax_enable_x64\", True)); if the project "
@@ -128,20 +148,91 @@ class _LazyModel:
 def _is_program(analysis) -> bool:
     """Does the file run something itself (a script, a notebook), rather than only define what
     others import? `if __name__ == "__main__":` or a top-level call statement."""
-    if analysis.path.endswith(".ipynb"):
-        return True
-    for stmt in analysis.tree.body:
-        if isinstance(stmt, ast.If) and "__main__" in ast.dump(stmt.test):
+    return analysis.path.endswith(".ipynb") or _runs_something(analysis.tree.body)
+
+
+def _only_with_64_bit_values(analysis, node) -> bool:
+    """Is `node` in the branch of an `if` (or a conditional expression) whose test compares with
+    a 64-bit dtype (`x.dtype == jnp.float64`, `dtype in (np.float64, "float64")`)? Without x64
+    no JAX value has one, so the branch runs only when x64 is on."""
+    child = node
+    for anc in analysis.parents.chain(node):
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+        if isinstance(anc, (ast.If, ast.IfExp)) and child is not anc.test and (
+                child is anc.body or isinstance(anc.body, list) and any(child is s for s in anc.body)) \
+                and any(isinstance(n, ast.Compare) and _names_64_bit_dtype(analysis, n) for n in ast.walk(anc.test)):
             return True
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        child = anc
+    return False
+
+
+def _names_64_bit_dtype(analysis, compare: ast.Compare) -> bool:
+    for n in ast.walk(compare):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in api.DTYPE_STRINGS_64:
+            return True
+        if isinstance(n, (ast.Attribute, ast.Name)) and (analysis.imports.resolve(n) in api.DTYPES_64
+                                                          or getattr(n, "attr", None) in _BARE_64):
             return True
     return False
 
 
+_BARE_64 = {"float64", "int64", "uint64", "complex128"}
+
+
+def _runs_something(body) -> bool:
+    return any(isinstance(stmt, ast.If) and "__main__" in ast.dump(stmt.test) or
+               isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in body)
+
+
 def _file_enables_x64(analysis) -> bool:
-    """Does the file mention a way of enabling x64?"""
+    """Does the file's code (not a comment) mention a way of enabling x64?"""
     text = joined_text(analysis.lines) if analysis.lines is not None else ""
-    return any(word in text for word in ENABLING_WORDS)
+    return any(word in text for word in ENABLING_WORDS) and \
+        mentions_in(text.encode("utf-8", "replace"), _ENCODED, in_code=True)
+
+
+# The 64-bit dtype words a library module is searched for before anything else is read.
+_LIBRARY_WORDS = ("float64", "int64", "complex128", "double")
+_MAX_IMPORTERS = 64     # modules looked at, going up the importers of a library module, for a program
+
+
+def _program_without_x64(analysis):
+    """The path (relative to the project's root) of a program of the project that imports the
+    module, directly or through others, and never enables x64 (neither itself nor what it
+    imports); None when no program the project holds imports it (a library: its users decide)."""
+    project = analysis.flow.external.project
+    start = os.path.abspath(analysis.path)
+    seen, todo = {start}, [start]
+    for current in todo:
+        for importer in project.importers(current):
+            if importer in seen or len(seen) >= _MAX_IMPORTERS:
+                continue
+            seen.add(importer)
+            todo.append(importer)
+            data = read_project_file(importer)
+            analysis.depends[importer] = bytes_digest(data)
+            if not per_version(project, "x64 program", importer, _runs_without_enabling, False):
+                continue
+            runs = project.imported_files(importer)
+            if not any(mentions_in(read_project_file(f), _ENCODED, in_code=True) for f in runs):
+                return os.path.relpath(importer, project.root)
+    return None
+
+
+def _runs_without_enabling(path: str) -> bool:
+    """Is the module at `path` a program (see _is_program) whose own code does not enable x64?
+    Parsed only when its text has a `__main__` test or a line starting with a call."""
+    data = read_project_file(path)
+    if mentions_in(data, _ENCODED, in_code=True) or (b"__main__" not in data and not _CALL_LINE.search(data)):
+        return False
+    try:
+        return _runs_something(ast.parse(data).body)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+
+
+_CALL_LINE = re.compile(rb"^[A-Za-z_][\w.]*[ \t]*\(", re.M)     # `main(`, `app.run(` at column 0
 
 
 def _project_enables_x64(analysis) -> bool:
@@ -152,13 +243,12 @@ def _project_enables_x64(analysis) -> bool:
     if view is None:
         return False
     project = view.project
-    if project.mentions(ENABLING_WORDS):
+    if project.mentions(ENABLING_WORDS, in_code=True):
         return True
-    encoded = [w.encode() for w in ENABLING_WORDS]
     for path in project.imported_files(analysis.path):
         data = read_project_file(path)
         analysis.depends[path] = bytes_digest(data)
-        if any(w in data for w in encoded):
+        if mentions_in(data, _ENCODED, in_code=True):
             return True
     return False
 

@@ -1,0 +1,1 @@
+"""A small diffusion schedule package."""
