@@ -1335,7 +1335,7 @@ class FunctionRun:
                 kwargs[kw.arg] = value
         func = n.func
         touched = any(v.traced for v in args) or any(v.traced for v in kwargs.values())
-        if (touched or self._under_jit()) and self.tracing and self.flow.external is not None:
+        if touched and self.tracing and self.flow.external is not None:
             self._external_call(n, args, kwargs)
         qual = self.qualname(func)
         if qual is not None:
@@ -1377,7 +1377,7 @@ class FunctionRun:
             if owner is not None:
                 target = dataclasses.replace(owner, name=f"{owner.name}.{n.func.attr}")
         if target is not None:
-            self.flow.external.record(target, n, args, kwargs, self.frame, untraced=self._under_jit())
+            self.flow.external.record(target, n, args, kwargs, self.frame)
 
     def _transformed_method(self, owner, n: ast.Attribute, base: V) -> Optional[V]:
         """`self.grad` when the class assigns it once, as a transform of one of its own methods

@@ -1,1 +1,0 @@
-"""Layers initialised from one package-wide noise source."""
