@@ -469,13 +469,14 @@ def import_bindings(body) -> dict:
     return found
 
 
-def mentions_in(data: bytes, words, in_code: bool = False) -> bool:
-    """Does `data` (a file's bytes) contain one of `words` (bytes)? `in_code`: on a line where no
-    `#` comes before it (a comment naming a flag does not set it)."""
+def mentions_in(data, words, in_code: bool = False) -> bool:
+    """Does `data` (a file's bytes, or text) contain one of `words` (of the same type)? `in_code`:
+    on a line where no `#` comes before it (a comment naming a flag does not set it)."""
+    newline, hash_ = ("\n", "#") if isinstance(data, str) else (b"\n", b"#")
     for word in words:
         at = data.find(word)
         while at >= 0:
-            if not in_code or b"#" not in data[data.rfind(b"\n", 0, at) + 1:at]:
+            if not in_code or hash_ not in data[data.rfind(newline, 0, at) + 1:at]:
                 return True
             at = data.find(word, at + len(word))
     return False

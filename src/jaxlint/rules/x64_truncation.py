@@ -6,7 +6,7 @@ import re
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.syntax import LineFilter, joined_text, pruned_walk
-from jaxlint.analysis.crossmodule import bytes_digest, per_version
+from jaxlint.analysis.crossmodule import file_digest, per_version
 from jaxlint.project import _read as read_project_file, mentions_in
 from jaxlint.analysis.shown import Ctx
 from jaxlint.findings import Finding
@@ -75,17 +75,23 @@ class X64Truncation(Rule):
             # a module the project's programs import: asked only when one may run it without x64
             view = getattr(analysis.flow, "external", None)
             text = joined_text(lines) if lines is not None else ""
-            if view is None or not any(w in text for w in _LIBRARY_WORDS) or view.project.mentions(ENABLING_WORDS, in_code=True):
+            if view is None or not any(w in text for w in ("float64", "int64", "complex128")) \
+                    or view.project.mentions(ENABLING_WORDS, in_code=True):
                 return
-        hits = LineFilter(lines, words).hits
+            words = _LIBRARY_WORDS      # the dtypes' own names only: most modules never request one
+        line_filter = LineFilter(lines, words)
+        if not program and line_filter.hits:
+            # a request from JAX names it on the line of a jnp / lax / jax call or an `.astype(`
+            line_filter.hits = [i for i in line_filter.hits if any(t in lines[i - 1] for t in _JAX_SIDE)]
+        hits = line_filter.hits
         if hits == []:
             return              # no 64-bit dtype named anywhere in the file
         # the statements that name a 64-bit dtype, or a variable bound to one (`DTYPE = jnp.float64`)
-        if lines is not None and hits:
+        if lines is not None and hits and program:
             words = words | {m.group(1) for i in hits for m in _BOUND.finditer(lines[i - 1])}
         model = _LazyModel(analysis)
         traced = {id(e.func.node) for e in analysis.entries if e.func is not None}
-        for node in pruned_walk(analysis.tree, LineFilter(lines, words), expressions=True):
+        for node in pruned_walk(analysis.tree, LineFilter(lines, words) if program else line_filter, expressions=True):
             if not isinstance(node, ast.Call):
                 continue
             requested = self._requested(analysis, model, node, traced)
@@ -97,7 +103,7 @@ class X64Truncation(Rule):
                         return
                     who = "this program never enables x64"
                 else:
-                    runner = _program_without_x64(analysis)
+                    runner = _program_without_x64(analysis)     # asked only now: it reads the importers
                     if runner is None:
                         return
                     who = f"{runner}, a program importing this module, never enables x64"
@@ -188,12 +194,12 @@ def _runs_something(body) -> bool:
 def _file_enables_x64(analysis) -> bool:
     """Does the file's code (not a comment) mention a way of enabling x64?"""
     text = joined_text(analysis.lines) if analysis.lines is not None else ""
-    return any(word in text for word in ENABLING_WORDS) and \
-        mentions_in(text.encode("utf-8", "replace"), _ENCODED, in_code=True)
+    return mentions_in(text, ENABLING_WORDS, in_code=True)
 
 
 # The 64-bit dtype words a library module is searched for before anything else is read.
-_LIBRARY_WORDS = ("float64", "int64", "complex128", "double")
+_LIBRARY_WORDS = frozenset({"float64", "int64", "uint64", "complex128"})
+_JAX_SIDE = ("jnp", "jax", "lax", "astype")
 _MAX_IMPORTERS = 64     # modules looked at, going up the importers of a library module, for a program
 
 
@@ -210,12 +216,11 @@ def _program_without_x64(analysis):
                 continue
             seen.add(importer)
             todo.append(importer)
-            data = read_project_file(importer)
-            analysis.depends[importer] = bytes_digest(data)
+            analysis.depends[importer] = file_digest(importer)
             if not per_version(project, "x64 program", importer, _runs_without_enabling, False):
                 continue
             runs = project.imported_files(importer)
-            if not any(mentions_in(read_project_file(f), _ENCODED, in_code=True) for f in runs):
+            if not any(per_version(project, "x64 enabled", f, _enables_x64_at, False) for f in runs):
                 return os.path.relpath(importer, project.root)
     return None
 
@@ -246,11 +251,14 @@ def _project_enables_x64(analysis) -> bool:
     if project.mentions(ENABLING_WORDS, in_code=True):
         return True
     for path in project.imported_files(analysis.path):
-        data = read_project_file(path)
-        analysis.depends[path] = bytes_digest(data)
-        if mentions_in(data, _ENCODED, in_code=True):
+        analysis.depends[path] = file_digest(path)
+        if per_version(project, "x64 enabled", path, _enables_x64_at, False):
             return True
     return False
+
+
+def _enables_x64_at(path: str) -> bool:
+    return mentions_in(read_project_file(path), _ENCODED, in_code=True)
 
 
 def _bare(dtype: str) -> str:
