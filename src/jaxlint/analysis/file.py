@@ -769,15 +769,15 @@ class Analysis:
         literals), for that module's analysis to run (crossmodule.ExternalCall)."""
         view = self.flow.external
         for wrapper, site in self.finder.foreign:
-            target = site.args[0]
-            found = self._foreign_function(target, site)
-            if found is None:
-                continue
-            path, name, info, skips_self = found
-            spec = self.finder.static_spec(wrapper, site.keywords)
             calls = self._calls_of_jitted(site)
-            if spec.unresolved or not calls:
-                continue        # which arguments are static, or what the calls pass, is unknown
+            if not calls or not any(self._passed_to_jit(a, call, self.parents.scope_of(call), "")
+                                    for call in calls for a in list(call.args) + [k.value for k in call.keywords]):
+                continue        # no call seen, or none passes what is known to become a tracer
+            spec = self.finder.static_spec(wrapper, site.keywords)
+            found = self._foreign_function(site.args[0], site) if not spec.unresolved else None
+            if found is None:
+                continue        # not another module's function, or which arguments are static is unknown
+            path, name, info, skips_self = found
             numbers, names = set(spec.argnums or ()), set(spec.argnames or ())
             positional = positional_params(info.node.args)[1 if skips_self else 0:]
             keyword_params = set(positional) | {a.arg for a in info.node.args.kwonlyargs}
