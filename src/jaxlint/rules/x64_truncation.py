@@ -158,8 +158,8 @@ def _is_program(analysis) -> bool:
 
 
 def _only_with_64_bit_values(analysis, node) -> bool:
-    """Is `node` in the branch of an `if` (or a conditional expression) whose test compares with
-    a 64-bit dtype (`x.dtype == jnp.float64`, `dtype in (np.float64, "float64")`)? Without x64
+    """Is `node` in the branch of an `if` (or a conditional expression) whose test asks for
+    equality with a 64-bit dtype (`x.dtype == jnp.float64`, `dtype in (np.float64, "float64")`)? Without x64
     no JAX value has one, so the branch runs only when x64 is on."""
     child = node
     for anc in analysis.parents.chain(node):
@@ -167,7 +167,8 @@ def _only_with_64_bit_values(analysis, node) -> bool:
             return False
         if isinstance(anc, (ast.If, ast.IfExp)) and child is not anc.test and (
                 child is anc.body or isinstance(anc.body, list) and any(child is s for s in anc.body)) \
-                and any(isinstance(n, ast.Compare) and _names_64_bit_dtype(analysis, n) for n in ast.walk(anc.test)):
+                and any(isinstance(n, ast.Compare) and all(isinstance(op, _EQUALITY) for op in n.ops)
+                        and _names_64_bit_dtype(analysis, n) for n in ast.walk(anc.test)):
             return True
         child = anc
     return False
@@ -184,6 +185,7 @@ def _names_64_bit_dtype(analysis, compare: ast.Compare) -> bool:
 
 
 _BARE_64 = {"float64", "int64", "uint64", "complex128"}
+_EQUALITY = (ast.Eq, ast.Is, ast.In)    # `!=` runs its branch for every 32-bit value: no guard
 
 
 def _runs_something(body) -> bool:
