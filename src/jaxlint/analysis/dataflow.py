@@ -1503,6 +1503,11 @@ class FunctionRun:
             if len(args) > 1 and any(a.traced and a.leaf != CONTAINER for a in args):
                 self.flow.record("bool", n, traced_args[0], self.frame, how=f"builtin {name}()")
                 return STATIC_V
+            if len(args) == 1 and first is not None and first.traced \
+                    and self.is_bool_converted(vals.element_of(first, iterating=True)):
+                # `max(sizes)` of a traced array: its rows compared with each other
+                self.flow.record("bool", n, first, self.frame, how=f"builtin {name}()")
+                return STATIC_V
             return vals.derived(args) if traced_args else STATIC_V
         if name in api.ARITHMETIC_BUILTINS:
             if name in ("round", "divmod") and any(a.diff for a in args):
@@ -2334,7 +2339,8 @@ def _vmap_unbatched(keywords, positional_options, nargs, constants) -> set:
 
 
 def _fold_none_test(n: ast.Compare, i: int, a: V, b: V, is_: bool) -> V:
-    """`x is None` for an `x` known to be None, or known not to be (narrowed by an earlier test)."""
+    """`x is None` for an `x` known to be None, or known not to be (narrowed by an earlier test,
+    or a static value known to be another)."""
     operands = [n.left] + n.comparators
     for expr, other in ((operands[i + 1], a), (operands[i], b)):
         if isinstance(expr, ast.Constant) and expr.value is None:
@@ -2342,6 +2348,8 @@ def _fold_none_test(n: ast.Compare, i: int, a: V, b: V, is_: bool) -> V:
                 return vals.static(not is_)
             if other.state == STATIC and other.const is None:
                 return vals.static(is_)
+            if other.state == STATIC and other.const is not vals.NO_CONST:
+                return vals.static(not is_)     # a static `max_size=14` passed for `max_size=None`
     return STATIC_V
 
 

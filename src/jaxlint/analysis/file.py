@@ -27,7 +27,7 @@ from jaxlint.analysis.repetition import Repetition
 from jaxlint.analysis.semantic import MUTATORS, BindingKind, ReachKind, SemanticModel
 from jaxlint.analysis.shown import Ctx, Shown
 from jaxlint.analysis.signature_reader import reader_for
-from jaxlint.analysis.signatures import Leaf
+from jaxlint.analysis.signatures import Leaf, Tree
 from jaxlint.analysis.syntax import LineFilter, Parents, joined_text, pruned_walk
 from jaxlint.analysis.traced import TracedEntry, TracedFinder, traced_params
 
@@ -786,10 +786,11 @@ class Analysis:
                         or len(call.args) > len(positional):
                     continue
                 scope = self.parents.scope_of(call)
-                args = tuple(None if i in numbers or i - len(positional) in numbers or p in names
+                args = tuple(_static_taint(a) if i in numbers or i - len(positional) in numbers or p in names
                              else self._passed_to_jit(a, call, scope, p)
                              for i, (p, a) in enumerate(zip(positional, call.args)))
-                kwargs = tuple((k.arg, None if k.arg in names else self._passed_to_jit(k.value, call, scope, k.arg))
+                kwargs = tuple((k.arg, _static_taint(k.value) if k.arg in names
+                                else self._passed_to_jit(k.value, call, scope, k.arg))
                                for k in call.keywords if k.arg in keyword_params)
                 if not any(args) and not any(t for _, t in kwargs):
                     continue
@@ -826,7 +827,29 @@ class Analysis:
             made = self.imports.resolve(value.func) or ""
             if made.startswith(("jnp.", "jax.numpy.", "jax.random.", "np.", "numpy.")):
                 return ("array", (param,), (param,), False)
+        if any(_only_arrays(sig) for sig in self._signatures_passed(node, call, scope)):
+            return (vals.MAYBE, (param,), (param,), False)      # a pytree whose every leaf is traced
         return None
+
+    def _signatures_passed(self, node, call, scope):
+        """The signatures (signature_reader) of what the argument `node` of `call` may hold: its
+        own, and for a name, that of each value bound to it that reaches the call (`state =
+        env.reset(key)` before a loop that rebinds `state` from the jitted step)."""
+        reader = reader_for(self, scope)
+        yield reader.sig_at(node, call)
+        if not isinstance(node, ast.Name):
+            return
+        model = self.model
+        for binding in model.bindings_at(node.id, model.statement_of(call), model.scope(scope)) or ():
+            if binding.kind is BindingKind.ASSIGNMENT and binding.value is not None:
+                yield reader.sig(binding.value, binding.stmt)
+            elif binding.kind is BindingKind.UNPACKED and isinstance(binding.stmt, ast.Assign) \
+                    and len(binding.stmt.targets) == 1 and isinstance(binding.stmt.targets[0], ast.Tuple):
+                names = [e.id if isinstance(e, ast.Name) else None for e in binding.stmt.targets[0].elts]
+                whole = reader.sig(binding.stmt.value, binding.stmt)     # `obs, state = env.reset(key)`
+                if isinstance(whole, Tree) and whole.children is not None and len(whole.children) == len(names) \
+                        and names.count(node.id) == 1:
+                    yield whole.children[names.index(node.id)]
 
     def _foreign_function(self, target, site) -> Optional[tuple]:
         """(file, name there, FuncInfo, whether `self` is bound) of the function of another module
@@ -839,21 +862,42 @@ class Analysis:
             if info is not None and info.cls is None and len(other.index.top_defs.get(name, ())) == 1:
                 return other.path, name, info, False
             return None
+        found = self.object_method(target, site, self.parents.scope_of(site))
+        if found is None or found[0] is self:
+            return None
+        other, cls_name, info = found
+        return other.path, f"{cls_name}.{target.attr}", info, True
+
+    def object_method(self, target, at, scope) -> Optional[tuple]:
+        """(analysis of the class's module, class name there, FuncInfo) of the instance method
+        that `target` (`env.step`) names where `at` is (inside `scope`), when `env` holds one
+        object of a class of the project (`env = Asterix()`): a class of this module, or one
+        imported from another. Decorated methods (properties, jits) are not followed."""
         if not isinstance(target, ast.Attribute) or not isinstance(target.value, ast.Name):
             return None
-        scope = self.parents.scope_of(site)
-        made = self.expression_of(target.value, site, scope)
+        made = self.expression_of(target.value, at, scope)
         if not isinstance(made, ast.Call):
             return None
         found = self.imported_target(made.func)
-        if found is None:
+        if found is not None:
+            other, cls_name = found
+        elif isinstance(made.func, ast.Name) and self._module_class_named(made.func, made):
+            other, cls_name = self, made.func.id        # a class of this module
+        else:
             return None
-        other, cls_name = found
         cls = other.index.top_classes.get(cls_name)
         info = other.index.lookup_method(cls, target.attr) if cls is not None else None
         if info is None or info.method_kind != "instance" or info.node.decorator_list:
             return None
-        return other.path, f"{cls_name}.{target.attr}", info, True
+        return other, cls_name, info
+
+    def _module_class_named(self, name: ast.Name, at) -> bool:
+        """Does `name` read, where `at` is, the class the module binds once to it at module level?"""
+        bindings = self.model.module.by_name.get(name.id, ())
+        if len(bindings) != 1 or not isinstance(bindings[0].stmt, ast.ClassDef):
+            return False
+        scope = self.parents.scope_of(at)
+        return scope is None or not self.model.scope(scope).by_name.get(name.id)
 
     def _guarded(self, step, arg):
         if self.budget_exhausted:
@@ -1130,6 +1174,24 @@ _TRACER_ERROR_NAMES = frozenset({"ConcretizationTypeError", "TracerBoolConversio
                                  "TracerIntegerConversionError", "TracerArrayConversionError",
                                  "NonConcreteBooleanIndexError", "JAXTypeError", "JAXIndexError",
                                  "TypeError", "IndexError", "Exception", "BaseException"})
+
+
+def _static_taint(arg) -> Optional[tuple]:
+    """What a static argument of a jitted function carries into the trace: a literal as it is
+    written (`max_measure_size=14`), else nothing known."""
+    if isinstance(arg, ast.Constant) and type(arg.value) in (bool, int, float, str, type(None)):
+        return ("static", arg.value)
+    return None
+
+
+def _only_arrays(sig) -> bool:
+    """Is every leaf of the pytree `sig` an array or a Python number (all traced when passed to
+    jit), with at least one leaf?"""
+    if isinstance(sig, Leaf):
+        return sig.certain
+    if isinstance(sig, Tree) and sig.children and sig.kind not in ("None",):
+        return all(_only_arrays(child) for child in sig.children)
+    return False
 
 
 def _catches_tracer_errors(handler: ast.ExceptHandler) -> bool:

@@ -522,13 +522,20 @@ class SignatureReader:
         callee = self._project_def(func, stmt)
         if callee is not None:
             return self._returned_sig(callee, call, stmt)
+        if isinstance(func, (ast.Name, ast.Attribute)) and self._imported_here(func, stmt):
+            cls = self.analysis.imported_class(func)       # `PendulumState(...)` of another module
+            if cls is not None:
+                return self._namedtuple_sig(cls, call, stmt)
         if isinstance(func, ast.Attribute) and not self.imports.resolve(func):
+            method = self.analysis.object_method(func, call, self.scope) if isinstance(func.value, ast.Name) else None
+            if method is not None:      # `env.reset(key)` after `env = Asterix()`: what it returns
+                return self._returned_sig((method[0], method[2].node, False), call, stmt, skip_self=True)
             return self._method_sig(call, stmt)
         name = self.imports.resolve(func) or ""
         if not name and isinstance(func, ast.Name):
             return self._builtin_or_class_sig(call, stmt)
         if not name.startswith(_NAMESPACES + ("jax.random.",)):
-            return self._float_result_sig(call, stmt, name)
+            return self._float_result_sig(call, stmt, name) or self._some_array(call)
         prefix, short = name.rsplit(".", 1)
         kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
         if any(kw.arg is None for kw in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
@@ -588,7 +595,12 @@ class SignatureReader:
             return self._random_sig(call, stmt, short, kwargs)
         if prefix == "np.random" and short in ("rand", "randn") and call.args:
             return Leaf("float32", False, tuple(self.dim(a, stmt) for a in call.args), origin=origin)
-        return self._float_result_sig(call, stmt, name)
+        return self._float_result_sig(call, stmt, name) or self._some_array(call)
+
+    def _some_array(self, call):
+        """A JAX call that returns one array (`jnp.where(c, 1, -1)`): an array, dtype and shape
+        not read."""
+        return Leaf() if self._returns_one_array(call) else None
 
     def _value_and_grad_sig(self, call, stmt):
         """`jax.value_and_grad(loss_fn)(w, x, y)`: (what `loss_fn` returns for these arguments, the
@@ -685,14 +697,15 @@ class SignatureReader:
             return None
         return sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset)), analysis.path
 
-    def _bound_reader(self, analysis, node, call, stmt):
+    def _bound_reader(self, analysis, node, call, stmt, skip_self: bool = False):
         """A reader of the function `node` with its parameters bound to what `call` passes (and
-        the literal defaults it leaves out), or None when the call cannot be mapped."""
+        the literal defaults it leaves out; `skip_self`: a method called on its object), or None
+        when the call cannot be mapped."""
         if self._depth + 4 > _MAX_DEPTH or isinstance(node, ast.AsyncFunctionDef) \
                 or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
         args = node.args
-        positional = [a.arg for a in args.posonlyargs + args.args]
+        positional = [a.arg for a in args.posonlyargs + args.args][1 if skip_self else 0:]
         if len(call.args) > len(positional):
             return None
         bound = {name: self.sig(arg, stmt) for name, arg in zip(positional, call.args)}
@@ -710,7 +723,7 @@ class SignatureReader:
         reader._depth = self._depth + 2
         return reader
 
-    def _returned_sig(self, callee, call, stmt):
+    def _returned_sig(self, callee, call, stmt, skip_self: bool = False):
         """What a call of one of the module's functions returns, read in the function with its
         parameters bound to the arguments' signatures. A jitted function returns arrays: a
         Python scalar comes back as a weakly typed array, arithmetic as an array."""
@@ -721,7 +734,7 @@ class SignatureReader:
             returns, falls_through = _returns_of(node)
         if not returns or falls_through:
             return None
-        reader = self._bound_reader(analysis, node, call, stmt)
+        reader = self._bound_reader(analysis, node, call, stmt, skip_self)
         if reader is None:
             return None
         sigs = []
@@ -801,17 +814,22 @@ class SignatureReader:
             return Tree(func, None, origin=_text(call))
         cls = self.analysis.index.classes.get(func)
         rebound = any(not isinstance(b.stmt, ast.ClassDef) for b in self.bindings.by_name.get(func, ()))
-        if cls is not None and not rebound and _is_namedtuple(cls) and all(kw.arg for kw in call.keywords) \
-                and not any(isinstance(a, ast.Starred) for a in call.args):
-            fields = _namedtuple_fields(cls)
-            given = dict(zip(fields or (), call.args))
-            given.update((kw.arg, kw.value) for kw in call.keywords)
-            if fields is not None and len(call.args) <= len(fields) and set(given) == set(fields) \
-                    and len(given) == len(call.args) + len(call.keywords):
-                # every field given, by position or by name (`State(step=0, lr=1.0)`)
-                return Tree(f"NamedTuple {cls.name}", tuple(self.sig(given[f], stmt) for f in fields),
-                            keys=tuple(fields), origin=_text(call))
-        return None
+        return self._namedtuple_sig(cls, call, stmt) if cls is not None and not rebound else None
+
+    def _namedtuple_sig(self, cls, call, stmt):
+        """`State(step=0, lr=1.0)` of a NamedTuple class that gives every field, by position or by
+        name: a tree of the fields' signatures."""
+        if not _is_namedtuple(cls) or not all(kw.arg for kw in call.keywords) \
+                or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        fields = _namedtuple_fields(cls)
+        given = dict(zip(fields or (), call.args))
+        given.update((kw.arg, kw.value) for kw in call.keywords)
+        if fields is None or len(call.args) > len(fields) or set(given) != set(fields) \
+                or len(given) != len(call.args) + len(call.keywords):
+            return None
+        return Tree(f"NamedTuple {cls.name}", tuple(self.sig(given[f], stmt) for f in fields),
+                    keys=tuple(fields), origin=_text(call))
 
     def _method_sig(self, call, stmt):
         func = call.func

@@ -1,0 +1,1 @@
+"""A pendulum environment whose state the driver gets from `reset` and steps with a jit it builds."""

@@ -1,0 +1,1 @@
+"""Ragged segments padded to one width, jitted by the driver."""
