@@ -770,8 +770,10 @@ class Analysis:
         view = self.flow.external
         for wrapper, site in self.finder.foreign:
             calls = self._calls_of_jitted(site)
-            if not calls or not any(self._passed_to_jit(a, call, self.parents.scope_of(call), "")
-                                    for call in calls for a in list(call.args) + [k.value for k in call.keywords]):
+            passed = [(a, call, self.parents.scope_of(call)) for call in calls
+                      for a in list(call.args) + [k.value for k in call.keywords]]
+            if not any(self._passed_to_jit(*item, "", read=False) for item in passed) \
+                    and not any(self._passed_to_jit(*item, "") for item in passed):
                 continue        # no call seen, or none passes what is known to become a tracer
             spec = self.finder.static_spec(wrapper, site.keywords)
             found = self._foreign_function(site.args[0], site) if not spec.unresolved else None
@@ -816,9 +818,10 @@ class Analysis:
                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
                 and self.parents.scope_of(n) is scope]
 
-    def _passed_to_jit(self, node, call, scope, param) -> Optional[tuple]:
+    def _passed_to_jit(self, node, call, scope, param, read: bool = True) -> Optional[tuple]:
         """The taint of an argument a jitted function of another module is called with: a Python
-        number or an array made by jnp / jax.random / NumPy becomes a tracer; anything else (an
+        number or an array made by jnp / jax.random / NumPy becomes a tracer, and so does a pytree
+        whose every leaf the signature reader shows to be one (`read`: ask it); anything else (an
         object whose fields may be static) is not known."""
         value = self.expression_of(node, call, scope)
         if isinstance(value, ast.Constant) and type(value.value) in (int, float, complex):
@@ -827,7 +830,7 @@ class Analysis:
             made = self.imports.resolve(value.func) or ""
             if made.startswith(("jnp.", "jax.numpy.", "jax.random.", "np.", "numpy.")):
                 return ("array", (param,), (param,), False)
-        if any(_only_arrays(sig) for sig in self._signatures_passed(node, call, scope)):
+        if read and any(_only_arrays(sig) for sig in self._signatures_passed(node, call, scope)):
             return (vals.MAYBE, (param,), (param,), False)      # a pytree whose every leaf is traced
         return None
 

@@ -1737,18 +1737,25 @@ def _namedtuple_fields(cls) -> Optional[list]:
 
 
 def _returns_of(func) -> tuple:
-    """([return statements of `func` itself], whether it can end without one)."""
+    """([return statements of `func` itself], whether it can end without one); ([], True) for a
+    generator. Kept on the def node: a def is asked once per call of it that a reader meets."""
+    found = getattr(func, "_jaxlint_returns", None)
+    if found is None:
+        found = func._jaxlint_returns = _read_returns(func)
+    return found
+
+
+def _read_returns(func) -> tuple:
     found = []
-    todo = list(func.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+    for stmt in _own_statements(func):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+        if isinstance(stmt, ast.Return):
+            found.append(stmt)
+        value = getattr(stmt, "value", None)       # `yield x`, `y = yield x`, `return (yield)`
+        if isinstance(value, (ast.Yield, ast.YieldFrom)):
             return [], True
-        if isinstance(node, ast.Return):
-            found.append(node)
-        todo.extend(ast.iter_child_nodes(node))
+    found.sort(key=lambda r: (r.lineno, r.col_offset))
     last = func.body[-1] if func.body else None
     return found, not isinstance(last, (ast.Return, ast.Raise))
 
