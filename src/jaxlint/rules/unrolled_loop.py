@@ -134,6 +134,16 @@ class UnrolledLoop(Rule):
         something else than an array (a list of arrays loops over Python values)."""
         loop = sink.node
         sizes = _axis_sizes(analysis, sink, array, value, axis)
+        rows = self._rows_written(analysis, loop, array) if axis == 0 and not sizes else None
+        if rows is not None:    # `for t in jnp.arange(1000)`, `for c in jnp.array([[0, 1], [1, 0]]) * s`
+            if rows < threshold:
+                return None
+            return Finding(
+                code=self.code, line=loop.lineno, col=loop.col_offset, function=sink.frame.function,
+                end_line=loop.end_lineno or loop.lineno, message=message,
+                detail=(f"The loop runs while JAX traces, once per {unit}: `{text_of(array)}` has {rows} "
+                        f"rows (threshold {threshold}), and the program and its compile time grow with "
+                        f"them. Fix: {fix}, carrying the accumulator"))
         if not sizes and not value.params:
             return None       # an array made in the trace from nothing the caller passes: its size is not data's
         if any(shown is False for shown, _ in sizes):
@@ -153,6 +163,15 @@ class UnrolledLoop(Rule):
             detail=(f"The loop runs while JAX traces, once per {unit}: {count}. The program and its "
                     f"compile time grow with the data's size, and each new size is a new compile. "
                     f"Fix: {fix}, carrying the accumulator"))
+
+    @staticmethod
+    def _rows_written(analysis, loop, array) -> Optional[int]:
+        """The number of rows of an array whose leading dimension the code writes out, read by
+        the signature reader where the loop is (`jnp.arange(1000)`, `jnp.zeros((STEPS, 3))`)."""
+        sig = reader_for(analysis, analysis.parents.scope_of(loop)).sig(array, loop)
+        if not isinstance(sig, Leaf) or sig.python or not sig.shape or sig.shape[0] is None or sig.shape[0] is MORE:
+            return None
+        return poly_value(sig.shape[0])
 
     def _foreign_static_reason(self, analysis, sink, threshold):
         """A helper's loop over a static parameter of a jitted function of another module, whose
