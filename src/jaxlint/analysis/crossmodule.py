@@ -136,11 +136,43 @@ class ProjectView:
             self._targets[dotted] = target
         return self._targets[dotted]
 
-    def record(self, target, call, args, kwargs, frame) -> None:
-        """Record a call of another module's function made by a trace with a traced argument.
-        (Under jit a helper given only static arguments runs in the trace too; following those
-        across modules cost 40% more on JAX's own sources for one pattern, a key split into a
-        global two modules away, and is not done.)"""
+    def outer_state_roots(self) -> frozenset:
+        """The local names of this module's imports of project modules that store into module
+        state: the module imported (or the one a name is imported from) says `global` or
+        `nonlocal`, itself or in a project module it imports. Under jit a helper given only static
+        arguments runs in the trace too, and a key it splits into a global leaks (JAX109); calls
+        through these names are followed without a traced argument. (Following every such call
+        across modules cost 40% more on JAX's own sources.)"""
+        found = self.__dict__.get("_outer_roots")
+        if found is None:
+            found = set()
+            for local, dotted in self.imported.items():
+                path = self._module_file(dotted, self.path)
+                if path is None:
+                    continue
+                stores, read = stores_outer_state(self.project, path)
+                for full in read:           # a cached result is checked against what was read
+                    self.depends[full] = file_digest(full)
+                if stores:
+                    found.add(local)
+            found = self._outer_roots = frozenset(found)
+        return found
+
+    def _module_file(self, dotted: str, here: str) -> Optional[str]:
+        """The file of the project module `dotted` names, or of the module a name imported
+        through it lives in; None outside the project."""
+        name = self.project.absolute(dotted, here)
+        if name is None or not self.project.may_hold(name, here):
+            return None
+        module = self.project.module_path(name, here)
+        if module is not None:
+            return module
+        target = self.project.resolve(dotted, here)
+        return target.path if target is not None else None
+
+    def record(self, target, call, args, kwargs, frame, untraced: bool = False) -> None:
+        """Record a call of another module's function made by a trace with a traced argument
+        (`untraced`: or without one, for a module that stores into module state)."""
         line = call.lineno
         nodes = [a for a in call.args if not isinstance(a, ast.Starred)]
         if len(nodes) != len(call.args):
@@ -148,7 +180,7 @@ class ProjectView:
         by_keyword = {kw.arg: kw.value for kw in call.keywords if kw.arg is not None}
         taints = tuple(taint_of(v, node) for v, node in zip(args, nodes))
         ktaints = tuple((k, taint_of(v, by_keyword.get(k))) for k, v in kwargs.items())
-        if not any(t and t[0] != "static" for t in taints) and \
+        if not untraced and not any(t and t[0] != "static" for t in taints) and \
                 not any(t and t[0] != "static" for _, t in ktaints):
             return
         here = self.path
@@ -168,6 +200,38 @@ class ProjectView:
 
 
 # -- what other modules hold, read once per version of each file ----------------------------------
+
+# `global n` / `nonlocal n` as a statement at the start of a line
+_OUTER_STATEMENT = re.compile(rb"^[ \t]*(?:global|nonlocal)[ \t]+[A-Za-z_]", re.M)
+
+
+def stores_outer_state(project, path: str) -> tuple:
+    """(Does the module at `path` say `global`/`nonlocal`, or does a project module it imports?,
+    the files read to tell)."""
+    def compute(full):
+        from jaxlint.project import _read
+        data = _read(full)
+        if _OUTER_STATEMENT.search(data):
+            return True, (full,)
+        read = [full]
+        for dotted in project.imports_of(full, data).values():
+            name = project.absolute(dotted, full)
+            if name is None or not project.may_hold(name, full):
+                continue
+            module = project.module_path(name, full)
+            if module is None:
+                target = project.resolve(dotted, full)
+                module = target.path if target is not None else None
+            if module is not None and module.endswith(".py") and os.path.abspath(module) != full:
+                read.append(os.path.abspath(module))
+                try:
+                    if _OUTER_STATEMENT.search(_read(module)):
+                        return True, tuple(read)
+                except OSError:
+                    continue
+        return False, tuple(read)
+    return per_version(project, "outer state", path, compute, (False, ()))
+
 
 def per_version(project, kind: str, path: str, compute, missing, extra="", keep: Optional[int] = None):
     """`compute(absolute path)` once per version (mtime and size) of the file at `path` and per

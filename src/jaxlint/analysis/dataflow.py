@@ -1335,8 +1335,8 @@ class FunctionRun:
                 kwargs[kw.arg] = value
         func = n.func
         touched = any(v.traced for v in args) or any(v.traced for v in kwargs.values())
-        if touched and self.tracing and self.flow.external is not None:
-            self._external_call(n, args, kwargs)
+        if self.tracing and self.flow.external is not None and (touched or self._stores_outer_state(func)):
+            self._external_call(n, args, kwargs, untraced=not touched)
         qual = self.qualname(func)
         if qual is not None:
             self._inputs_traced = touched
@@ -1368,16 +1368,25 @@ class FunctionRun:
             return None
         return view.target_of(node)
 
-    def _external_call(self, n: ast.Call, args, kwargs) -> None:
-        """A function of another module of the project, called here with traced arguments: the
-        call is recorded for that module's analysis (crossmodule.py)."""
+    def _stores_outer_state(self, func) -> bool:
+        """Is `func` (`rng.next_key`, an imported `next_key`) reached through an import of a
+        module that stores into module state (ProjectView.outer_state_roots)?"""
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id in self.flow.external.outer_state_roots() \
+            and not self.env.is_local(root.id)
+
+    def _external_call(self, n: ast.Call, args, kwargs, untraced: bool = False) -> None:
+        """A function of another module of the project, called here with traced arguments (or
+        without, `untraced`): the call is recorded for that module's analysis (crossmodule.py)."""
         target = self._external_function(n.func)
         if target is None and isinstance(n.func, ast.Attribute):
             owner = self._external_function(n.func.value)   # `LOGGER.log(...)`: a method of another module's object
             if owner is not None:
                 target = dataclasses.replace(owner, name=f"{owner.name}.{n.func.attr}")
         if target is not None:
-            self.flow.external.record(target, n, args, kwargs, self.frame)
+            self.flow.external.record(target, n, args, kwargs, self.frame, untraced)
 
     def _transformed_method(self, owner, n: ast.Attribute, base: V) -> Optional[V]:
         """`self.grad` when the class assigns it once, as a transform of one of its own methods

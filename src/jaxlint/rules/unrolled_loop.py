@@ -141,7 +141,8 @@ class UnrolledLoop(Rule):
             return Finding(
                 code=self.code, line=loop.lineno, col=loop.col_offset, function=sink.frame.function,
                 end_line=loop.end_lineno or loop.lineno, message=message,
-                detail=(f"The loop runs while JAX traces, once per {unit}: `{text_of(array)}` has {rows} "
+                detail=(f"The loop runs while JAX traces, once per {unit}: `{text_of(array)}` has "
+                        f"{rows if rows < 10**12 else 'more than 10^12'} "
                         f"rows (threshold {threshold}), and the program and its compile time grow with "
                         f"them. Fix: {fix}, carrying the accumulator"))
         if not sizes and not value.params:

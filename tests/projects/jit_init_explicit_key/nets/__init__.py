@@ -1,0 +1,1 @@
+"""Layers initialised with keys from a module-level seed."""
