@@ -13,6 +13,7 @@ name the chain across files (`train.py:6 step -> ops.py:5 clip_positive`).
 from __future__ import annotations
 
 import ast
+import bisect
 import collections
 import hashlib
 import os
@@ -102,6 +103,7 @@ class ProjectView:
         self.depends: dict = {}      # files read -> digest (the Analysis shares its own dict)
         self._seen: set = set()
         self._targets: dict = {}
+        self._outer: dict = {}
 
     def constant(self, node) -> Optional[ast.AST]:
         """The expression a module of the project binds once to what `node` names through this
@@ -136,39 +138,19 @@ class ProjectView:
             self._targets[dotted] = target
         return self._targets[dotted]
 
-    def outer_state_roots(self) -> frozenset:
-        """The local names of this module's imports of project modules that store into module
-        state: the module imported (or the one a name is imported from) says `global` or
-        `nonlocal`, itself or in a project module it imports. Under jit a helper given only static
-        arguments runs in the trace too, and a key it splits into a global leaks (JAX109); calls
-        through these names are followed without a traced argument. (Following every such call
-        across modules cost 40% more on JAX's own sources.)"""
-        found = self.__dict__.get("_outer_roots")
+    def stores_outer_state(self, target) -> bool:
+        """Does the project function `target` store into module state (stores_outer_state)?
+        Under jit a helper given only static arguments runs in the trace too, and a key it
+        splits into a global leaks (JAX109): such calls are followed without a traced argument.
+        (Following every call without one across modules cost 40% more on JAX's own sources.)"""
+        key = (target.path, target.name)
+        found = self._outer.get(key)
         if found is None:
-            found = set()
-            for local, dotted in self.imported.items():
-                path = self._module_file(dotted, self.path)
-                if path is None:
-                    continue
-                stores, read = stores_outer_state(self.project, path)
-                for full in read:           # a cached result is checked against what was read
-                    self.depends[full] = file_digest(full)
-                if stores:
-                    found.add(local)
-            found = self._outer_roots = frozenset(found)
+            stores, read = stores_outer_state(self.project, target.path, target.name)
+            for full in read:               # a cached result is checked against what was read
+                self.depends[full] = file_digest(full)
+            found = self._outer[key] = stores
         return found
-
-    def _module_file(self, dotted: str, here: str) -> Optional[str]:
-        """The file of the project module `dotted` names, or of the module a name imported
-        through it lives in; None outside the project."""
-        name = self.project.absolute(dotted, here)
-        if name is None or not self.project.may_hold(name, here):
-            return None
-        module = self.project.module_path(name, here)
-        if module is not None:
-            return module
-        target = self.project.resolve(dotted, here)
-        return target.path if target is not None else None
 
     def record(self, target, call, args, kwargs, frame, untraced: bool = False) -> None:
         """Record a call of another module's function made by a trace with a traced argument
@@ -203,34 +185,72 @@ class ProjectView:
 
 # `global n` / `nonlocal n` as a statement at the start of a line
 _OUTER_STATEMENT = re.compile(rb"^[ \t]*(?:global|nonlocal)[ \t]+[A-Za-z_]", re.M)
+_TOP_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)
+_TOP_LEVEL_LINE = re.compile(rb"^[^\s#)\]}]", re.M)
 
 
-def stores_outer_state(project, path: str) -> tuple:
-    """(Does the module at `path` say `global`/`nonlocal`, or does a project module it imports?,
-    the files read to tell)."""
+def top_def_blocks(data: bytes) -> dict:
+    """name -> the text of each module-level `def` (its signature and body: up to the next line
+    that starts at column 0), read without parsing."""
+    found = {}
+    starts = None
+    for match in _TOP_DEF.finditer(data):
+        if starts is None:          # every line that starts a top-level statement, once
+            starts = [m.start() for m in _TOP_LEVEL_LINE.finditer(data)]
+        end_of_line = data.find(b"\n", match.end())
+        if end_of_line < 0:
+            found[match.group(1).decode()] = data[match.start():]
+            continue
+        at = bisect.bisect_right(starts, end_of_line)
+        found[match.group(1).decode()] = data[match.start():starts[at] if at < len(starts) else len(data)]
+    return found
+
+
+def _def_blocks(project, path: str) -> tuple:
+    """(name -> the text of each module-level def, the names of those that say `global` or
+    `nonlocal`), once per version of the file."""
     def compute(full):
         from jaxlint.project import _read
         data = _read(full)
-        if _OUTER_STATEMENT.search(data):
-            return True, (full,)
+        blocks = top_def_blocks(data)
+        if not _OUTER_STATEMENT.search(data):
+            return blocks, frozenset()
+        return blocks, frozenset(name for name, block in blocks.items() if _OUTER_STATEMENT.search(block))
+    return per_version(project, "def blocks", path, compute, ({}, frozenset()))
+
+
+def stores_outer_state(project, path: str, name: str) -> tuple:
+    """(Does the module-level function `name` of the module at `path` store into module state
+    (`global`/`nonlocal`), itself or through a function it calls that another module of the
+    project defines and that does?, the files read to tell)."""
+    def compute(full):
         read = [full]
-        for dotted in project.imports_of(full, data).values():
-            name = project.absolute(dotted, full)
-            if name is None or not project.may_hold(name, full):
+        blocks, declaring = _def_blocks(project, full)
+        if name in declaring:
+            return True, tuple(read)
+        block = blocks.get(name)
+        if block is None:
+            return False, tuple(read)
+        names, attrs = calls_in_text(block.decode("utf-8", "replace"))
+        imported = project.imports_of(full)
+        for local in (names | set(attrs)) & set(imported):
+            dotted = imported[local]
+            module_name = project.absolute(dotted, full)
+            if module_name is None or not project.may_hold(module_name, full):
                 continue
-            module = project.module_path(name, full)
-            if module is None:
+            module = project.module_path(module_name, full)
+            pairs = [(module, attr) for attr in attrs.get(local, ())] if module is not None else []
+            if module is None and local in names:
                 target = project.resolve(dotted, full)
-                module = target.path if target is not None else None
-            if module is not None and module.endswith(".py") and os.path.abspath(module) != full:
-                read.append(os.path.abspath(module))
-                try:
-                    if _OUTER_STATEMENT.search(_read(module)):
-                        return True, tuple(read)
-                except OSError:
+                pairs = [(target.path, target.name)] if target is not None else []
+            for other, other_name in pairs:
+                if not other.endswith(".py"):
                     continue
+                read.append(os.path.abspath(other))
+                if other_name in _def_blocks(project, other)[1]:
+                    return True, tuple(read)
         return False, tuple(read)
-    return per_version(project, "outer state", path, compute, (False, ()))
+    return per_version(project, "outer state", path, compute, (False, ()), extra=name)
 
 
 def per_version(project, kind: str, path: str, compute, missing, extra="", keep: Optional[int] = None):

@@ -1369,13 +1369,12 @@ class FunctionRun:
         return view.target_of(node)
 
     def _stores_outer_state(self, func) -> bool:
-        """Is `func` (`rng.next_key`, an imported `next_key`) reached through an import of a
-        module that stores into module state (ProjectView.outer_state_roots)?"""
-        root = func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        return isinstance(root, ast.Name) and root.id in self.flow.external.outer_state_roots() \
-            and not self.env.is_local(root.id)
+        """Is `func` (`rng.next_key`, an imported `next_key`) a function of another module of
+        the project that stores into module state (ProjectView.stores_outer_state)?"""
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return False
+        target = self._external_function(func)
+        return target is not None and target.path.endswith(".py") and self.flow.external.stores_outer_state(target)
 
     def _external_call(self, n: ast.Call, args, kwargs, untraced: bool = False) -> None:
         """A function of another module of the project, called here with traced arguments (or
