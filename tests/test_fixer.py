@@ -177,6 +177,7 @@ BROKEN_STATE_FIXES = ("JAX401", "JAX403")
 NO_FIX_REASONS = {
     "JAX403/pos_sampler_loop_keeps_old_state.py": "used inside a larger expression",
     "JAX403/pos_attribute_state_read_after_step.py": "is an attribute",
+    "JAX401/pos_same_key_in_comprehension.py": "inside a comprehension",
 }
 # The no-fix fix fixtures: the reason of each finding, in source order.
 NO_FIX_FIXTURE_REASONS = {

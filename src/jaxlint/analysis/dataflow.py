@@ -139,6 +139,7 @@ class ModuleFlow:
         self.make_shown = None       # set by the Analysis: builds the file's `Shown` when first needed
         self.handled = None          # set by the Analysis: is a failure at this node caught where it runs?
         self.external = None         # a crossmodule.ProjectView: calls into other modules of the project
+        self.outer_state_calls: dict = {}   # id(callee expression) -> does it store into module state?
         self._shown = None
         self._attribute_reads = None  # attr -> [read on self/cls, read on another object]
         self._declares_outer = None
@@ -1373,8 +1374,13 @@ class FunctionRun:
         the project that stores into module state (ProjectView.stores_outer_state)?"""
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return False
-        target = self._external_function(func)
-        return target is not None and target.path.endswith(".py") and self.flow.external.stores_outer_state(target)
+        memo = self.flow.outer_state_calls       # the same call, met again by later runs
+        found = memo.get(id(func))
+        if found is None:
+            target = self._external_function(func)
+            found = memo[id(func)] = target is not None and target.path.endswith(".py") and \
+                self.flow.external.stores_outer_state(target)
+        return found
 
     def _external_call(self, n: ast.Call, args, kwargs, untraced: bool = False) -> None:
         """A function of another module of the project, called here with traced arguments (or

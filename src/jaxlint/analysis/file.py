@@ -772,9 +772,8 @@ class Analysis:
             calls = self._calls_of_jitted(site)
             passed = [(a, call, self.parents.scope_of(call)) for call in calls
                       for a in list(call.args) + [k.value for k in call.keywords]]
-            if not any(self._passed_to_jit(*item, "", read=False) for item in passed) \
-                    and not any(self._passed_to_jit(*item, "") for item in passed):
-                continue        # no call seen, or none passes what is known to become a tracer
+            if not any(self._passed_to_jit(*item, "", read=False) for item in passed):
+                continue        # no call seen, or none passes a number or an array
             spec = self.finder.static_spec(wrapper, site.keywords)
             found = self._foreign_function(site.args[0], site) if not spec.unresolved else None
             if found is None:

@@ -10,7 +10,7 @@ from jaxlint.analysis.crossmodule import file_digest, per_version
 from jaxlint.analysis.file import module_analysis
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
 from jaxlint.analysis.syntax import (LineFilter, child_bodies, iter_statements, joined_text, pruned_walk,
-                                     statement_holding, statement_start)
+                                     statement_holding, statement_start, target_names)
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.project import _read as read_project_file
 from jaxlint.rules.base import Rule
@@ -78,16 +78,21 @@ class PrngKeyReuse(Rule):
 
     def check(self, analysis):
         for first, second, key in _reuses(analysis):
-            where = ("in every iteration of the loop around it: each draw repeats the last"
-                     if second is first else
-                     f"`{_name(analysis, first)}` at line {first.lineno} already consumed it, with no split between")
+            fix = f"split first (`{key.id}, sub = jax.random.split({key.id})`) and use the new key once"
+            if second is first and _repeated_by_comprehension(analysis, first, key.id):
+                where = "for every element of the comprehension around it: each draw repeats the last"
+                fix = (f"split one key per element (`keys = jax.random.split({key.id}, n)`) and iterate "
+                       f"over them with the elements (`for x, k in zip(xs, keys)`)")
+            elif second is first:
+                where = "in every iteration of the loop around it: each draw repeats the last"
+            else:
+                where = f"`{_name(analysis, first)}` at line {first.lineno} already consumed it, with no split between"
             yield Finding(
                 code=self.code, line=second.lineno, col=second.col_offset, param=key.id,
                 message=f"PRNG key `{key.id}` is consumed again by `{_name(analysis, second)}`",
                 detail=(f"{where[0].upper()}{where[1:]}, so the numbers are identical or "
                         f"correlated (typed keys raise KeyReuseError under jax_debug_key_reuse). "
-                        f"Fix: split first (`{key.id}, sub = jax.random.split({key.id})`) and "
-                        f"use the new key once"))
+                        f"Fix: {fix}"))
 
     @staticmethod
     def fix_finding(ctx, finding) -> Fix:
@@ -158,6 +163,10 @@ def _reuses(analysis):
     for call, key in sorted(consumers.values(), key=lambda item: (item[0].lineno, item[0].col_offset)):
         if id(call) not in candidates:
             continue
+        if _name(analysis, call).startswith("jax.random.") and _repeated_by_comprehension(analysis, call, key.id):
+            reported.add(id(key))       # `[g + random.normal(rng, g.shape) for g in grads]`
+            yield call, call, key
+            continue
         scope = model.scope_of(call)
         stmt = model.statement_of(call)
         if stmt is None:
@@ -182,6 +191,24 @@ def _reuses(analysis):
             reported.add(id(node))
             yield call, second, node
             break
+
+
+def _repeated_by_comprehension(analysis, call, key: str) -> bool:
+    """Does a comprehension run `call` once per element, with `key` the same at each (not bound
+    by the comprehension's own `for` targets)? Its first iterable runs once: a call there is not
+    repeated by that comprehension."""
+    path = [call]
+    for anc in analysis.parents.chain(call):
+        if isinstance(anc, SCOPE_NODES):
+            return False
+        if isinstance(anc, COMPREHENSIONS):
+            if any(key in set(target_names(gen.target)) for gen in anc.generators):
+                return False        # `for g, k in zip(grads, keys)`: a key per element
+            first = anc.generators[0]
+            if not (len(path) > 1 and path[-1] is first and path[-2] is first.iter):
+                return True
+        path.append(anc)
+    return False
 
 
 def _may_be_reused(analysis, consumers) -> set:
