@@ -346,6 +346,7 @@ class SignatureReader:
             return self.binding_sig(later)
         once = SignatureReader(self.analysis, self.scope)
         once.carried = {name: first}
+        once._depth = self._depth + 2       # two names of one loop rebound from each other: finite
         found = once.binding_sig(later)
         self.atoms.update(once.atoms)
         return found
