@@ -306,3 +306,57 @@ def test_vmap_in_axes_longer_than_the_parameters(in_axes):
                          f"def g(x, batch_axes):\n    h = jax.vmap(impl, in_axes={in_axes})\n    return h(x)\n\n"
                          f"def k(x):\n    return jax.vmap(lambda a: a, in_axes={in_axes})(x, x, x)\n")
     assert result.internal_error is None and result.error is None
+
+
+# Two shapes that once sent a reader around a cycle until Python's stack ran out (the module was
+# then skipped whole, as "nested too deeply"): a parameter rebound in the branch of its own test,
+# read where the reader decides that test; two names a loop rebinds from each other through a
+# jitted call.
+REBOUND_IN_ITS_OWN_BRANCH = """
+import jax
+
+
+class Partitioner:
+    def __init__(self, task):
+        self._task = task
+
+    def partition(self, step_fn, is_eval):
+        def wrapped_step_fn(state, key, inputs, static_args=None):
+            return step_fn(self._task, state, key, inputs, static_args)
+
+        step = jax.pmap(wrapped_step_fn, axis_name="batch", static_broadcasted_argnums=(3,),
+                        donate_argnums=() if is_eval else (0,))
+
+        def wrapped_partitioned_step(state, key, inputs, static_args=None):
+            if static_args:
+                static_args = static_args.replace(batch_size=None)
+            return step(state, key, inputs, static_args)
+
+        return wrapped_partitioned_step
+"""
+
+SWAPPED_IN_A_LOOP = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+@partial(jax.jit, donate_argnums=(0, 1))
+def chunk(a, b):
+    return a + b, b * 2
+
+
+def run(n):
+    a, b = jnp.zeros(2), jnp.ones(2)
+    for _ in range(n):
+        new_a, new_b = chunk(a, b)
+        a, b = new_a, new_b
+    return a
+"""
+
+
+@pytest.mark.parametrize("source", [REBOUND_IN_ITS_OWN_BRANCH, SWAPPED_IN_A_LOOP], ids=["own-branch", "swapped"])
+def test_a_cycle_between_two_readings_ends(source):
+    result = lint_source(source, "cycle.py")
+    assert result.internal_error is None and result.error is None
+    assert not any("nested too deeply" in note for note in result.notes), result.notes

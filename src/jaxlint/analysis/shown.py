@@ -93,6 +93,7 @@ class Shown:
     def __init__(self, analysis):
         self.analysis = analysis
         self.imports = analysis.imports
+        self._deciding: set = set()     # id() of the `if` statements whose test is being decided
         self.index = analysis.index
         self.parents = analysis.parents
         self._callers: dict = {}
@@ -203,8 +204,12 @@ class Shown:
         for anc in self.parents.chain(node):
             if anc is scope:
                 return False
-            if isinstance(anc, ast.If):
-                truth = self.truth(anc.test, ctx)
+            if isinstance(anc, ast.If) and id(anc) not in self._deciding:
+                self._deciding.add(id(anc))     # a test that reads a name bound in its own branch
+                try:                            # (`if not done: ... done = ...`) is not decided
+                    truth = self.truth(anc.test, ctx)     # from inside that branch
+                finally:
+                    self._deciding.discard(id(anc))
                 if truth is not None and ((child in anc.body and not truth) or (child in anc.orelse and truth)):
                     return True
             child = anc
