@@ -1089,8 +1089,15 @@ class Analysis:
             value = bindings.get(param)
             cls = classes[0]
             if len(classes) < len(calls) or cls is None or any(c is not cls for c in classes) or value is None \
-                    or value.cls is not None or self.is_plain_class(cls):
+                    or value.cls is not None:
                 continue        # (a call that leaves the parameter out passes its default)
+            if param in entry.static and value.state == vals.STATIC and value.const is vals.NO_CONST:
+                # a static object (`kernel` of `static_argnums=(0,)`): its methods run in the
+                # trace with the traced arguments they are given
+                bindings[param] = vals.V(vals.OBJECT, cls=cls)
+                continue
+            if self.is_plain_class(cls):
+                continue        # jit refuses to trace an object of a plain class
             if value.traced:
                 bindings[param] = vals.copy(value, cls=cls)
             elif value.state == vals.UNKNOWN and entry.filtering:
@@ -1100,6 +1107,12 @@ class Analysis:
         """The class of this file that `arg` is built from (`MLP(...)`, or a name every binding of
         which reaching `call` is such a call), else None."""
         values = [arg]
+        if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
+            info = self.index.by_node.get(id(self.parents.scope_of(call)))     # `self.kernel` in a method
+            if info is not None and info.cls is not None and info.method_kind == "instance" \
+                    and positional_params(info.node.args)[:1] == [arg.value.id]:
+                return self.index.attribute_class(info.cls, arg.attr)
+            return None
         if isinstance(arg, ast.Name):
             scope = self.parents.scope_of(call)
             values = self.values_at(arg.id, call, scope)
