@@ -149,7 +149,7 @@ def _reuses(analysis):
         return
     drawing = _drawing_functions(analysis, consumers.values())
     if drawing:
-        words = {name for name, _, _ in drawing.values()}
+        words = {entry[0] for entry in drawing.values()}
         for node in pruned_walk(analysis.tree, _call_lines(analysis, words), expressions=True):
             if isinstance(node, ast.Call):
                 key = _consumed_key(analysis, node, drawing)
@@ -299,10 +299,14 @@ def _name(analysis, call) -> str:
     return analysis.imports.resolve(call.func) or ast.unparse(call.func)
 
 
-def _consumed_key(analysis, call, drawing=None):
+def _consumed_key(analysis, call, drawing=None, flags=None):
     """The Name node of the key a call consumes, or None: a jax.random call's key, or the key
     argument of a function or method of the module that draws from that parameter (`drawing`:
-    see _drawing_functions; computed here when not given)."""
+    see _drawing_functions; computed here when not given), also through a transform that calls
+    it (`jax.value_and_grad(loss)(params, key)`). A function that draws only under flags (`if
+    training:`) consumes the key when the call passes them with that truth (literals, or the
+    defaults); with `flags` (a list), a flag passed on as a name is taken as given and recorded
+    there as (name, truth)."""
     qual = analysis.imports.resolve(call.func) or ""
     if qual.startswith("jax.random."):
         if qual in api.KEY_NOT_CONSUMED:
@@ -312,20 +316,52 @@ def _consumed_key(analysis, call, drawing=None):
         else:
             node = next((kw.value for kw in call.keywords if kw.arg == "key"), None)
         return node if isinstance(node, ast.Name) else None
-    if qual or not isinstance(call.func, (ast.Name, ast.Attribute)):
+    inner = call.func
+    if isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords and isinstance(inner.args[0], ast.Name) \
+            and (analysis.imports.resolve(inner.func) or "") in _CALLING_TRANSFORMS:
+        inner = inner.args[0]      # `jax.value_and_grad(loss)(params, key)` calls `loss(params, key)`
+    elif qual or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return None
     if drawing is None:
         drawing = _drawing_functions(analysis)
     if not drawing or any(isinstance(a, ast.Starred) for a in call.args):
         return None
-    callee = _callee(analysis, call)
+    callee = _callee(analysis, call if inner is call.func else ast.Call(func=inner, args=call.args, keywords=call.keywords))
     found = drawing.get(id(callee.node)) if callee is not None else None
     if found is None:
         return None
-    _, index, param = found
+    _, index, param, conditions = found
+    for flag, position, truth in conditions:     # `if training:` around the draw
+        arg = _argument(call, callee.node, flag, position)
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, (bool, int, type(None))):
+            if bool(arg.value) != truth:
+                return None
+        elif isinstance(arg, ast.Name) and flags is not None:
+            flags.append((arg.id, truth))
+        else:
+            return None
     node = call.args[index] if index < len(call.args) else \
         next((kw.value for kw in call.keywords if kw.arg == param), None)
     return node if isinstance(node, ast.Name) else None
+
+
+# the transforms whose result calls the function with the arguments it is given
+_CALLING_TRANSFORMS = {"jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat"}
+
+
+def _argument(call, func, name, position):
+    """What `call` passes for parameter `name` (at `position`) of the def `func`, or the default
+    it leaves in place; None when neither."""
+    if position < len(call.args):
+        return call.args[position]
+    passed = next((kw.value for kw in call.keywords if kw.arg == name), None)
+    if passed is not None:
+        return passed
+    args = func.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    return defaults.get(name)
 
 
 def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
@@ -390,7 +426,11 @@ def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
         hit = drawing.get(target.name)
         if hit is None:
             continue
-        index, param = hit
+        index, param, conditions = hit
+        if not all(_literal_truth(node.args[position] if position < len(node.args) else next(
+                (kw.value for kw in node.keywords if kw.arg == flag), None)) == truth
+                for flag, position, truth in conditions):
+            continue        # draws under a flag this call does not pass as a literal of that truth
         key = node.args[index] if index < len(node.args) else \
             next((kw.value for kw in node.keywords if kw.arg == param), None)
         if isinstance(key, ast.Name) and key.id in names:
@@ -432,10 +472,10 @@ def _module_drawing(project, path, config) -> dict:
     if other is None:
         return {}
     found = {}
-    for key, (name, index, param) in _drawing_functions(other).items():
+    for key, (name, index, param, conditions) in _drawing_functions(other).items():
         info = other.index.by_node.get(key)
         if info is not None and info.cls is None:
-            found[name] = (index, param)
+            found[name] = (index, param, conditions)
     return found
 
 
@@ -499,16 +539,22 @@ def _drawing_functions(analysis, consumers=None) -> dict:
     tops = _TopLevel(analysis)
     for _ in range(_DRAWING_DEPTH):
         added = {}
-        for call, key in pending:
-            hit = _draws_from_parameter(analysis, call, key) if tops.may_draw(call, key) else None
+        for call, key, *flags in pending:
+            hit = _draws_from_parameter(analysis, call, key, flags[0] if flags else ()) \
+                if tops.may_draw(call, key) else None
             if hit is not None and hit[0] not in found and hit[0] not in added:
                 added[hit[0]] = hit[1]
         if not added:
             break
         found.update(added)
-        words = {name for name, _, _ in added.values()}
-        pending = [(node, key) for node in pruned_walk(analysis.tree, _call_lines(analysis, words), expressions=True)
-                   if isinstance(node, ast.Call) for key in [_consumed_key(analysis, node, added)] if key is not None]
+        words = {entry[0] for entry in added.values()}
+        pending = []
+        for node in pruned_walk(analysis.tree, _call_lines(analysis, words), expressions=True):
+            if isinstance(node, ast.Call):
+                flags = []
+                key = _consumed_key(analysis, node, added, flags)
+                if key is not None:
+                    pending.append((node, key, flags))
     return found
 
 
@@ -517,7 +563,7 @@ def _call_lines(analysis, names) -> LineFilter:
     named in many more lines (docstrings, attribute reads) than it is called on."""
     lines = LineFilter(analysis.lines, names)
     if lines.hits:
-        called = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\s*\(")
+        called = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\s*\)?\s*\(")
         lines.hits = [i for i in lines.hits if called.search(analysis.lines[i - 1])]
     return lines
 
@@ -525,17 +571,23 @@ def _call_lines(analysis, names) -> LineFilter:
 _DRAWING_DEPTH = 4      # functions handing a key down: train_step -> loss -> apply -> bernoulli
 
 
-def _draws_from_parameter(analysis, call, key) -> Optional[tuple]:
-    """(id(def), (name, position, parameter)) when `call` consumes, on every path of a
-    module-level function or of a method of a module-level class, the key parameter passed to
-    it; else None."""
+def _draws_from_parameter(analysis, call, key, flags=()) -> Optional[tuple]:
+    """(id(def), (name, position, parameter, conditions)) when `call` consumes, on every path of
+    a module-level function or of a method of a module-level class, the key parameter passed to
+    it, or on the paths its flag parameters choose (`if training:`; `flags`: the callee's own
+    flags the call passes these parameters for): conditions ((flag, position, truth), ...);
+    else None."""
     model = analysis.model
     scope = model.scope_of(call)
     stmt = model.statement_of(call)
-    if scope is None or stmt is None or _on_some_paths(scope, stmt):
-        return None         # draws on some paths only
+    guards = _flag_guards(scope, stmt) if scope is not None and stmt is not None else None
+    if guards is None:
+        return None         # draws on some paths only, not chosen by a flag
+    guards = guards + list(flags)
     if not scope.by_name.get(key.id) and scope.parent is not None and isinstance(scope.node, ast.FunctionDef) \
             and key.id not in scope.declared_global:
+        if guards:
+            return None
         # a closure reading its function's key: it draws when the function calls it on every path
         outer = scope.parent
         defined = next((s for s in outer.statements if s is scope.node), None)
@@ -561,7 +613,36 @@ def _draws_from_parameter(analysis, call, key) -> Optional[tuple]:
     positional = [a.arg for a in func.args.posonlyargs + func.args.args][1 if info.cls is not None else 0:]
     if key.id not in positional:
         return None
-    return id(func), (func.name, positional.index(key.id), key.id)
+    conditions = []
+    for flag, truth in guards:
+        rebound = scope.by_name.get(flag, ())
+        if flag not in positional or flag == key.id or any(b.kind is not BindingKind.PARAMETER for b in rebound):
+            return None     # chosen by something else than a flag the caller passes
+        conditions.append((flag, positional.index(flag), truth))
+    return id(func), (func.name, positional.index(key.id), key.id, tuple(sorted(set(conditions))))
+
+
+def _flag_guards(scope, stmt) -> Optional[list]:
+    """[(name, truth)] of the `if name:` / `if not name:` tests a statement runs under in its
+    scope ([] on every path); None when another test, a `try`, `match` or `while` decides."""
+    guards = []
+    for block, field in scope.path_of.get(id(stmt), ()):
+        if isinstance(block, (ast.Try, ast.Match, ast.While)):
+            return None
+        if isinstance(block, ast.If):
+            test, truth = block.test, field == "body"
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, truth = test.operand, not truth
+            if not isinstance(test, ast.Name):
+                return None
+            guards.append((test.id, truth))
+    return guards
+
+
+def _literal_truth(node) -> Optional[bool]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, type(None))):
+        return bool(node.value)
+    return None
 
 
 class _TopLevel:
