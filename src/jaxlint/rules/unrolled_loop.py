@@ -147,6 +147,8 @@ class UnrolledLoop(Rule):
                         f"them. Fix: {fix}, carrying the accumulator"))
         if not sizes and not value.params:
             return None       # an array made in the trace from nothing the caller passes: its size is not data's
+        if not sizes and _names_parameter(analysis, sink, array):
+            return None       # a parameter of the jitted function whose size no call shows
         if any(shown is False for shown, _ in sizes):
             return None       # a call passes a list of arrays (a loop over Python values) or a scalar
         if not is_array and not (sizes and all(sizes_shown for sizes_shown, _ in sizes)):
@@ -327,6 +329,14 @@ def _scenarios(analysis, entry):
     if not found and not analysis.call_sites.get(id(entry)):
         found.append((None, tuple((p, (d, def_ctx)) for p, d in defaults.items())))
     return found
+
+
+def _names_parameter(analysis, sink, array) -> bool:
+    """Is `array` a parameter of the jitted function whose body holds the loop?"""
+    if sink.frame.chain or sink.frame.origin or not isinstance(array, ast.Name):
+        return False
+    entry = _entry_of(analysis, sink)
+    return entry is not None and entry.func is not None and array.id in entry.func.params
 
 
 def _axis_sizes(analysis, sink, array, value, axis) -> list:
