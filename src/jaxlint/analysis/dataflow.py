@@ -1372,7 +1372,10 @@ class FunctionRun:
     def _stores_outer_state(self, func) -> bool:
         """Is `func` (`rng.next_key`, an imported `next_key`) a function of another module of
         the project that stores into module state (ProjectView.stores_outer_state)?"""
-        if not isinstance(func, (ast.Name, ast.Attribute)):
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id not in self.flow.external.imported:
             return False
         memo = self.flow.outer_state_calls       # the same call, met again by later runs
         found = memo.get(id(func))
