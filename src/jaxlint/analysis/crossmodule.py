@@ -207,16 +207,37 @@ def top_def_blocks(data: bytes) -> dict:
 
 
 def _def_blocks(project, path: str) -> tuple:
-    """(name -> the text of each module-level def, the names of those that say `global` or
-    `nonlocal`), once per version of the file."""
+    """(name -> the text of each module-level def, the names of those that declare `global` or
+    `nonlocal` names and assign one of them from an expression naming a JAX import of the module
+    (`global key` ... `key, sub = random.split(key)`): what a trace can leave a tracer in), once
+    per version of the file."""
     def compute(full):
         from jaxlint.project import _read
         data = _read(full)
         blocks = top_def_blocks(data)
         if not _OUTER_STATEMENT.search(data):
             return blocks, frozenset()
-        return blocks, frozenset(name for name, block in blocks.items() if _OUTER_STATEMENT.search(block))
+        jax_names = sorted(local for local, dotted in project.imports_of(full, data).items()
+                           if dotted == "jax" or dotted.startswith("jax."))
+        if not jax_names:
+            return blocks, frozenset()
+        mentions_jax = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in jax_names) + rb")\b")
+        return blocks, frozenset(name for name, block in blocks.items() if _stores_jax_value(block, mentions_jax))
     return per_version(project, "def blocks", path, compute, ({}, frozenset()))
+
+
+_DECLARED = re.compile(rb"^[ \t]*(?:global|nonlocal)[ \t]+([A-Za-z_][\w, \t]*)", re.M)
+
+
+def _stores_jax_value(block: bytes, mentions_jax) -> bool:
+    """Does a def's text assign a name it declares `global`/`nonlocal` from an expression that
+    names a JAX import (`mentions_jax`)?"""
+    declared = {n.strip() for m in _DECLARED.finditer(block) for n in m.group(1).split(b",") if n.strip()}
+    for name in declared:
+        assigned = re.compile(rb"^[ \t]*[\w, \t()]*\b" + re.escape(name) + rb"\b[\w, \t()]*[-+*/@|&]?=(?!=)(.*)$", re.M)
+        if any(mentions_jax.search(m.group(1)) for m in assigned.finditer(block)):
+            return True
+    return False
 
 
 def stores_outer_state(project, path: str, name: str) -> tuple:
