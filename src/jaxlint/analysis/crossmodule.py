@@ -244,15 +244,8 @@ def stores_outer_state(project, path: str, name: str) -> tuple:
     """(Does the module-level function `name` of the module at `path` store into module state
     (`global`/`nonlocal`), itself or through a function it calls that another module of the
     project defines and that does?, the files read to tell)."""
-    stores = _jax_global_defs(project)
-    if not stores:
-        return False, ()        # no def of the project does it (most projects)
-
     def compute(full):
-        from jaxlint.project import _read
         read = [full]
-        if not any(word.encode() in _read(full) for word in stores):
-            return False, tuple(read)       # names none of them
         blocks, declaring = _def_blocks(project, full)
         if name in declaring:
             return True, tuple(read)
@@ -278,25 +271,7 @@ def stores_outer_state(project, path: str, name: str) -> tuple:
                 if other_name in _def_blocks(project, other)[1]:
                     return True, tuple(read)
         return False, tuple(read)
-    return per_version(project, "outer state", path, compute, (False, ()), extra=(name, stores))
-
-
-def _jax_global_defs(project) -> frozenset:
-    """The names of the project's module-level defs that assign a `global`/`nonlocal` name from
-    a JAX expression (`_def_blocks`), over the files that say `global`/`nonlocal`; once per run."""
-    from jaxlint.project import _read, run_number
-    memo = project.__dict__.get("_jax_global_defs")
-    if memo is not None and memo[0] == run_number():
-        return memo[1]
-    names = set()
-    for path in project.files():
-        says = per_version(project, "says outer", path,
-                           lambda full: bool(_OUTER_STATEMENT.search(_read(full))), False)
-        if says:
-            names |= _def_blocks(project, path)[1]
-    found = frozenset(names)
-    project.__dict__["_jax_global_defs"] = (run_number(), found)
-    return found
+    return per_version(project, "outer state", path, compute, (False, ()), extra=name)
 
 
 def per_version(project, kind: str, path: str, compute, missing, extra="", keep: Optional[int] = None):
