@@ -843,15 +843,8 @@ class Analysis:
             return
         model = self.model
         for binding in model.bindings_at(node.id, model.statement_of(call), model.scope(scope)) or ():
-            if binding.kind is BindingKind.ASSIGNMENT and binding.value is not None:
-                yield reader.sig(binding.value, binding.stmt)
-            elif binding.kind is BindingKind.UNPACKED and isinstance(binding.stmt, ast.Assign) \
-                    and len(binding.stmt.targets) == 1 and isinstance(binding.stmt.targets[0], ast.Tuple):
-                names = [e.id if isinstance(e, ast.Name) else None for e in binding.stmt.targets[0].elts]
-                whole = reader.sig(binding.stmt.value, binding.stmt)     # `obs, state = env.reset(key)`
-                if isinstance(whole, Tree) and whole.children is not None and len(whole.children) == len(names) \
-                        and names.count(node.id) == 1:
-                    yield whole.children[names.index(node.id)]
+            if binding.kind in (BindingKind.ASSIGNMENT, BindingKind.UNPACKED):
+                yield reader.binding_sig(binding)       # `obs, state = env.reset(key)`: its element
 
     def _foreign_function(self, target, site) -> Optional[tuple]:
         """(file, name there, FuncInfo, whether `self` is bound) of the function of another module

@@ -8,6 +8,7 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis.crossmodule import file_digest, per_version
 from jaxlint.analysis.file import module_analysis
+from jaxlint.analysis.module import defaults
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
 from jaxlint.analysis.syntax import (LineFilter, child_bodies, iter_statements, joined_text, pruned_walk,
                                      statement_holding, statement_start, target_names)
@@ -333,8 +334,8 @@ def _consumed_key(analysis, call, drawing=None, flags=None):
     _, index, param, conditions = found
     for flag, position, truth in conditions:     # `if training:` around the draw
         arg = _argument(call, callee.node, flag, position)
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, (bool, int, type(None))):
-            if bool(arg.value) != truth:
+        if _literal_truth(arg) is not None:
+            if _literal_truth(arg) != truth:
                 return None
         elif isinstance(arg, ast.Name) and flags is not None:
             flags.append((arg.id, truth))
@@ -355,13 +356,7 @@ def _argument(call, func, name, position):
     if position < len(call.args):
         return call.args[position]
     passed = next((kw.value for kw in call.keywords if kw.arg == name), None)
-    if passed is not None:
-        return passed
-    args = func.args
-    positional = args.posonlyargs + args.args
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
-    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
-    return defaults.get(name)
+    return passed if passed is not None else defaults(func.args).get(name)
 
 
 def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
