@@ -823,12 +823,8 @@ class Analysis:
         whose every leaf the signature reader shows to be one (`read`: ask it); anything else (an
         object whose fields may be static) is not known."""
         value = self.expression_of(node, call, scope)
-        if isinstance(value, ast.Constant) and type(value.value) in (int, float, complex):
+        if value is not None and (_is_scalar_literal(value) or self._is_array_call(value)):
             return ("array", (param,), (param,), False)
-        if isinstance(value, ast.Call):
-            made = self.imports.resolve(value.func) or ""
-            if made.startswith(("jnp.", "jax.numpy.", "jax.random.", "np.", "numpy.")):
-                return ("array", (param,), (param,), False)
         if read and any(_only_arrays(sig) for sig in self._signatures_passed(node, call, scope)):
             return (vals.MAYBE, (param,), (param,), False)      # a pytree whose every leaf is traced
         return None
