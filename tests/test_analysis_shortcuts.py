@@ -15,7 +15,7 @@ import pytest
 from jaxlint.analysis.syntax import Parents
 from jaxlint.analysis.dataflow import ModuleFlow, inspects_tracers
 from jaxlint.analysis.module import FunctionNode, ModuleIndex, evaluate_literal
-from jaxlint.analysis.syntax import LineFilter, walk
+from jaxlint.analysis.syntax import CALLED_CHAIN, CALLED_NAME, LineFilter, calls_around, calls_by_callee_end, walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 
@@ -77,6 +77,77 @@ def test_line_filter_matches_whole_words_only_and_at_the_text_edges():
     lines = ["jit", "jitted = my_jit(x)", "x.jit(f)", "jit_", "é jit", "(jit)"]
     assert LineFilter(lines, {"jit"}).hits == [1, 3, 5, 6]
     assert LineFilter([line + "\n" for line in lines], {"jit"}).hits == [1, 3, 5, 6]
+
+
+# -- calls found from a text search ---------------------------------------------------------------
+
+def callee_end(call):
+    return call.func.end_lineno, call.func.end_col_offset
+
+
+def position(lines, line, column):
+    """The ast column (UTF-8 bytes) of a character column of a line."""
+    return line, len(lines[line - 1][:column].encode("utf-8"))
+
+
+@pytest.mark.parametrize("path", sample(40, seed=5), ids=lambda p: p.name)
+def test_calls_by_callee_end_are_the_calls_a_walk_finds(path):
+    tree, lines = parsed(path)
+    calls = [n for n in walk(tree) if isinstance(n, ast.Call)]
+    names = {name for call in calls for name in [getattr(call.func, "id", getattr(call.func, "attr", None))] if name}
+    chosen = set(random.Random(6).sample(sorted(names), min(8, len(names))))
+    # every call of a chosen name (`f(`, `.f(`, the `f)(` of a transform's result)
+    numbers = range(1, len(lines) + 1)
+    parents = Parents(tree)
+    found = calls_by_callee_end(tree, lines, numbers, CALLED_NAME, chosen, parents)
+    ends = {position(lines, i, m.end()) for i in numbers for m in CALLED_NAME.finditer(lines[i - 1])
+            if m.group(1) in chosen}
+    expected = sorted((c for c in calls if callee_end(c) in ends), key=lambda c: (c.lineno, c.col_offset))
+    assert found == expected
+    assert all(isinstance(c.func, (ast.Name, ast.Attribute, ast.Call)) for c in found)
+    # and the links kept on the way are the parent map's
+    full = Parents(tree).parent
+    for call in found:
+        assert list(parents.chain(call)) == list(_chain(full, call))
+    # a dotted chain on a chosen root name
+    chained = calls_by_callee_end(tree, lines, numbers, CALLED_CHAIN, chosen)
+    for call in chained:
+        root = call.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        assert isinstance(root, ast.Name) and root.id in chosen, ast.unparse(call)
+
+
+def _chain(full, node):
+    node = full.get(id(node))
+    while node is not None:
+        yield node
+        node = full.get(id(node))
+
+
+@pytest.mark.parametrize("path", sample(40, seed=7), ids=lambda p: p.name)
+def test_calls_around_a_word_are_the_calls_whose_span_holds_it(path):
+    tree, lines = parsed(path)
+    words = re.compile(r"\b(?:self|x|None|i)\b")
+    numbers = range(1, len(lines) + 1)
+    ends = {position(lines, i, m.end()) for i in numbers for m in words.finditer(lines[i - 1])}
+    expected = sorted((c for c in walk(tree) if isinstance(c, ast.Call) and any(
+        (c.lineno, c.col_offset) <= end <= (c.end_lineno, c.end_col_offset) for end in ends)),
+        key=lambda c: (c.lineno, c.col_offset))
+    assert calls_around(tree, lines, numbers, words) == expected
+
+
+def test_calls_by_callee_end_cases():
+    source = ("import jax\nk = jax.random.normal(key, (2,))\nv = jax.value_and_grad(loss)(p, key)\n"
+              "@deco(sample(key))\ndef f(x=draw(key)):\n    return [self.sample(k) for k in ks]\n"
+              "s = 'é'; t = sample(key)\n")
+    tree, lines = ast.parse(source), source.splitlines()
+    numbers = range(1, len(lines) + 1)
+    found = calls_by_callee_end(tree, lines, numbers, CALLED_NAME, {"sample", "loss", "draw"})
+    assert [ast.unparse(c) for c in found] == ["jax.value_and_grad(loss)(p, key)", "sample(key)", "draw(key)",
+                                              "self.sample(k)", "sample(key)"]
+    found = calls_by_callee_end(tree, lines, numbers, re.compile(r"\bjax\s*\.\s*random\s*\.\s*(\w+)"))
+    assert [ast.unparse(c) for c in found] == ["jax.random.normal(key, (2,))"]
 
 
 # -- Parents -------------------------------------------------------------------------------------

@@ -255,6 +255,84 @@ def _holding_hits(node, children, hits) -> list:
     return [c for c in children if not isinstance(c, ast.stmt) or id(c) in keep]
 
 
+def calls_by_callee_end(tree, lines, numbers, pattern, names=None, parents=None) -> list:
+    """The calls whose callee expression ends where a match of `pattern` ends, over the lines
+    `numbers` (1-based) of `lines` (`jax.random.normal(`, `self.sample(`, `normal(` imported; the
+    callee's name last in the match), in source order; with `names`, only the matches whose first
+    group is one of them (a fixed pattern, not one compiled for each set of names). With
+    `parents` (a Parents of `tree`), the links of the nodes passed on the way are kept there: the
+    loops and scopes around the calls are asked next.
+
+    Most searches for the calls of some functions name them in the pattern; from each match, the
+    walk descends only into the nodes whose span holds the match's end: a few nodes a call
+    instead of every expression on its line (the drawing and leaking rules ask for thousands of
+    calls on a large test module)."""
+    ends = _match_ends(lines, numbers, pattern, names)
+    found = [node for node in _holding(tree, ends, parents) if isinstance(node, ast.Call)
+             and (node.func.end_lineno, node.func.end_col_offset) in ends]
+    found.sort(key=lambda call: (call.lineno, call.col_offset))
+    return found
+
+
+def calls_around(tree, lines, numbers, pattern, parents=None) -> list:
+    """The calls whose span holds the end of a match of `pattern` over the lines `numbers` of
+    `lines` (the calls a word is written in: `jnp.zeros(3, dtype=jnp.float64)` around `float64`),
+    in source order; found as calls_by_callee_end finds its calls."""
+    found = [node for node in _holding(tree, _match_ends(lines, numbers, pattern), parents)
+             if isinstance(node, ast.Call)]
+    found.sort(key=lambda call: (call.lineno, call.col_offset))
+    return found
+
+
+def _match_ends(lines, numbers, pattern, names=None) -> set:
+    """(line, column) of the end of every match of `pattern` on the lines `numbers` (with
+    `names`: whose first group is one of them), the column in UTF-8 bytes (as ast counts it)."""
+    ends = set()
+    for i in numbers:
+        line = lines[i - 1]
+        for match in pattern.finditer(line):
+            if names is not None and match.group(1) not in names:
+                continue
+            end = match.end()
+            ends.add((i, end if line.isascii() else len(line[:end].encode("utf-8"))))
+    return ends
+
+
+# A name called, or a dotted chain on it (`f(`, `networks.init(`: group 1 is the first name)
+CALLED_CHAIN = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?:\s*\.\s*\w+)*(?=\s*\()")
+# A name called, alone or as an attribute, or through a transform's call (`f(`, `.f(`, `grad(f)(`)
+CALLED_NAME = re.compile(r"\b([A-Za-z_]\w*)(?:\s*\))?(?=\s*\()")
+
+
+def _holding(tree, positions, parents=None):
+    """Every node whose span holds one of `positions` ((line, column) pairs), and every node
+    without a position on the way (`arguments`, `comprehension`); their parent links are added
+    to `parents` (a Parents of `tree`) when given."""
+    if not positions:
+        return
+    known = parents._known if parents is not None and parents.tree is tree else {}
+    wanted = sorted(positions)
+    hit_lines = sorted({line for line, _ in wanted})
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in relevant_children(node, hit_lines):
+            start = getattr(child, "lineno", None)
+            if start is None:
+                known[id(child)] = node
+                stack.append(child)         # no position: look inside
+                continue
+            if isinstance(child, ast.stmt):
+                first, last = (statement_start(child)[0], 0), (child.end_lineno or start, 1 << 30)
+            else:
+                first, last = (start, child.col_offset), (child.end_lineno or start, child.end_col_offset or 0)
+            k = bisect.bisect_left(wanted, first)
+            if k < len(wanted) and wanted[k] <= last:
+                known[id(child)] = node
+                stack.append(child)
+
+
 def iter_statements(body, line_filter: Optional["LineFilter"] = None):
     """Every statement, at any depth, without visiting expressions (with a filter: only those
     that touch one of its lines, and nothing inside a statement that touches none)."""
