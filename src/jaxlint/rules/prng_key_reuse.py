@@ -10,8 +10,9 @@ from jaxlint.analysis.crossmodule import file_digest, per_version
 from jaxlint.analysis.file import module_analysis
 from jaxlint.analysis.module import defaults
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
-from jaxlint.analysis.syntax import (LineFilter, child_bodies, iter_statements, joined_text, pruned_walk,
-                                     statement_holding, statement_start, target_names)
+from jaxlint.analysis.syntax import (CALLED_CHAIN, CALLED_NAME, LineFilter, calls_by_callee_end, child_bodies,
+                                     iter_statements, joined_text, pruned_walk, statement_holding, statement_start,
+                                     target_names)
 from jaxlint.findings import Finding, Fix, NoFix
 from jaxlint.project import _read as read_project_file
 from jaxlint.rules.base import Rule
@@ -151,11 +152,10 @@ def _reuses(analysis):
     drawing = _drawing_functions(analysis, consumers.values())
     if drawing:
         words = {entry[0] for entry in drawing.values()}
-        for node in pruned_walk(analysis.tree, _call_lines(analysis, words), expressions=True):
-            if isinstance(node, ast.Call):
-                key = _consumed_key(analysis, node, drawing)
-                if key is not None:
-                    consumers.setdefault(id(key), (node, key))
+        for node in _calls_of(analysis, words):
+            key = _consumed_key(analysis, node, drawing)
+            if key is not None:
+                consumers.setdefault(id(key), (node, key))
     candidates = _may_be_reused(analysis, consumers.values())
     if not candidates:
         return
@@ -392,11 +392,10 @@ def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
                      and view.target_of(ast.Name(id=local, ctx=ast.Load())) is not None}
     if not project_names:
         return []           # nothing imported from the project's own modules
-    lines = LineFilter(None, ())
-    lines.hits = [i for i in near if named[i] & project_names]
-    calls = []
-    for node in pruned_walk(analysis.tree, lines, expressions=True):
-        if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+    numbers = [i for i in near if named[i] & project_names]
+    calls = []      # the callee ends after the imported name or an attribute chain on it (`networks.init(`)
+    for node in calls_by_callee_end(analysis.tree, text, numbers, CALLED_CHAIN, project_names, analysis.parents):
+        if any(isinstance(a, ast.Starred) for a in node.args):
             continue
         root = node.func
         while isinstance(root, ast.Attribute):
@@ -412,12 +411,16 @@ def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
     pairs = list(consumers) + [(node, key) for node, _, keys in calls for key in keys]
     again = _may_be_reused(analysis, pairs)
     found = []
+    modules = {}        # path -> its drawing functions, asked once here for all the calls into it
     for node, target, keys in calls:
         if id(node) not in again:
             continue
-        drawing = per_version(analysis.project, "drawing functions", target.path,
-                              lambda full: _module_drawing(analysis.project, full, analysis.config), {})
-        analysis.depends[os.path.abspath(target.path)] = file_digest(target.path)
+        drawing = modules.get(target.path)
+        if drawing is None:
+            drawing = modules[target.path] = per_version(
+                analysis.project, "drawing functions", target.path,
+                lambda full: _module_drawing(analysis.project, full, analysis.config), {})
+            analysis.depends[os.path.abspath(target.path)] = file_digest(target.path)
         hit = drawing.get(target.name)
         if hit is None:
             continue
@@ -500,22 +503,25 @@ def _sampler_calls(analysis, named=None) -> list:
         named.hits = lines.hits       # every line naming it, for the keys the module makes
     if lines.hits == []:
         return []               # no line names it
-    if lines.hits is not None:
-        module = re.compile(r"(?:\bjax\s*\.\s*random" + "".join(rf"|\b{re.escape(a)}" for a in modules) +
-                            r")\s*\.\s*(\w+)")
-        drawer = re.compile("|".join(rf"\b{re.escape(a)}\b" for a in drawers)) if drawers else None
+    if lines.hits is None:      # no text to search: every call
+        calls = [node for node in pruned_walk(analysis.tree, lines) if isinstance(node, ast.Call)]
+    else:
+        module = r"(?:\bjax\s*\.\s*random" + "".join(rf"|\b{re.escape(a)}" for a in modules) + r")\s*\.\s*(\w+)"
+        drawer = "|".join(rf"\b{re.escape(a)}\b" for a in drawers)
+        found_module, found_drawer = re.compile(module), re.compile(drawer) if drawer else None
         lines.hits = [i for i in lines.hits
                       if any(f"jax.random.{m.group(1)}" not in api.KEY_NOT_CONSUMED
-                             for m in module.finditer(analysis.lines[i - 1]))
-                      or drawer is not None and drawer.search(analysis.lines[i - 1])]
+                             for m in found_module.finditer(analysis.lines[i - 1]))
+                      or found_drawer is not None and found_drawer.search(analysis.lines[i - 1])]
         if not lines.hits:
             return []
+        callee = re.compile(module + (f"|{drawer}" if drawer else ""))
+        calls = calls_by_callee_end(analysis.tree, analysis.lines, lines.hits, callee, parents=analysis.parents)
     found = []
-    for node in pruned_walk(analysis.tree, lines, expressions=True):
-        if isinstance(node, ast.Call):
-            key = _consumed_key(analysis, node, {})
-            if key is not None:
-                found.append((node, key))
+    for node in calls:
+        key = _consumed_key(analysis, node, {})
+        if key is not None:
+            found.append((node, key))
     return found
 
 
@@ -544,23 +550,23 @@ def _drawing_functions(analysis, consumers=None) -> dict:
         found.update(added)
         words = {entry[0] for entry in added.values()}
         pending = []
-        for node in pruned_walk(analysis.tree, _call_lines(analysis, words), expressions=True):
-            if isinstance(node, ast.Call):
-                flags = []
-                key = _consumed_key(analysis, node, added, flags)
-                if key is not None:
-                    pending.append((node, key, flags))
+        for node in _calls_of(analysis, words):
+            flags = []
+            key = _consumed_key(analysis, node, added, flags)
+            if key is not None:
+                pending.append((node, key, flags))
     return found
 
 
-def _call_lines(analysis, names) -> LineFilter:
-    """The lines that call one of `names` (`name(` or `.name(`): a method named `sample` is
-    named in many more lines (docstrings, attribute reads) than it is called on."""
+def _calls_of(analysis, names) -> list:
+    """The calls of one of `names` (`name(`, `.name(`, or through a transform, `grad(name)(`):
+    a method named `sample` is named in many more lines (docstrings, attribute reads) than it
+    is called on."""
     lines = LineFilter(analysis.lines, names)
-    if lines.hits:
-        called = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\s*\)?\s*\(")
-        lines.hits = [i for i in lines.hits if called.search(analysis.lines[i - 1])]
-    return lines
+    if lines.hits is None:          # no text to search: every call
+        return [node for node in pruned_walk(analysis.tree, lines) if isinstance(node, ast.Call)]
+    # the callee ends after the name, or after the `)` of the transform around it
+    return calls_by_callee_end(analysis.tree, analysis.lines, lines.hits, CALLED_NAME, names, analysis.parents)
 
 
 _DRAWING_DEPTH = 4      # functions handing a key down: train_step -> loss -> apply -> bernoulli
