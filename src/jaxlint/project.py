@@ -364,6 +364,13 @@ class Project:
         return self._memo("_mentions", (tuple(words), in_code),
                           lambda: any(mentions_in(data, encoded, in_code) for data in map(_read, self.files())))
 
+    def mentions_known(self, words, in_code: bool = False) -> Optional[bool]:
+        """What `mentions` answers, when a module linted before has asked it in this run; None
+        when it has not (nothing is read)."""
+        if not self.marked:
+            return False
+        return self.__dict__.get("_mentions", {}).get((tuple(words), in_code))
+
     def refresh(self) -> bool:
         """Forget what was read when a file of the project changed, appeared or went since the
         last look (for a long-lived process, the language server; a run of `jaxlint check` reads

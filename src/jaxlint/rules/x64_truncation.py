@@ -5,7 +5,7 @@ import os
 import re
 
 from jaxlint.analysis import api_tables as api
-from jaxlint.analysis.syntax import LineFilter, joined_text, pruned_walk
+from jaxlint.analysis.syntax import LineFilter, calls_around, joined_text, pruned_walk
 from jaxlint.analysis.crossmodule import file_digest, per_version
 from jaxlint.project import _read as read_project_file, mentions_in
 from jaxlint.analysis.shown import Ctx
@@ -16,7 +16,12 @@ from jaxlint.rules.base import Rule
 # enabled: the config flag, the context manager and the environment variable.
 ENABLING_WORDS = ("enable_x64", "JAX_ENABLE_X64", "x64_enabled")   # (`jax_enable_x64` holds the first)
 _ENCODED = tuple(w.encode() for w in ENABLING_WORDS)
-_BOUND = re.compile(r"\b([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")
+# A variable bound to a 64-bit dtype, the whole value of its line (`DTYPE = jnp.float64`, `dt =
+# "f8"`): the one form `_dtype_64` follows, so the only bound names worth a second look (a broader
+# match, every name left of an `=` on such a line, made `dtype` and `shape` relevant everywhere).
+_BOUND = re.compile(r"""^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*(?:(?:[A-Za-z_][\w.]*\.)?(?:float64|int64|uint64|"""
+                    r"""complex128|c?double|u?longlong)|(['"])<?(?:float64|int64|uint64|complex128|double|"""
+                    r"""[fiu]8|c16)\2)\s*(?:#.*)?$""")
 _NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 
 
@@ -66,14 +71,16 @@ class X64Truncation(Rule):
            "32 bits) is the author's choice.")
 
     def check(self, analysis):
-        if getattr(analysis.config, "x64", False) or _file_enables_x64(analysis):
+        if getattr(analysis.config, "x64", False):
             return
+        view = getattr(analysis.flow, "external", None)
+        if view is not None and view.project.mentions_known(ENABLING_WORDS, in_code=True):
+            return      # the project enables x64 somewhere, as a module linted before found
         program = _is_program(analysis)
         lines = analysis.lines
         words = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8", "u8", "c16"}
         if not program:
             # a module the project's programs import: asked only when one may run it without x64
-            view = getattr(analysis.flow, "external", None)
             text = joined_text(lines) if lines is not None else ""
             if view is None or not any(w in text for w in ("float64", "int64", "complex128")) \
                     or view.project.mentions(ENABLING_WORDS, in_code=True):
@@ -84,16 +91,20 @@ class X64Truncation(Rule):
             # a request from JAX names it on the line of a jnp / lax / jax call or an `.astype(`
             line_filter.hits = [i for i in line_filter.hits if any(t in lines[i - 1] for t in _JAX_SIDE)]
         hits = line_filter.hits
-        if hits == []:
-            return              # no 64-bit dtype named anywhere in the file
+        if hits == [] or _file_enables_x64(analysis):
+            return              # no 64-bit dtype named anywhere in the file, or x64 enabled in it
         # the statements that name a 64-bit dtype, or a variable bound to one (`DTYPE = jnp.float64`)
         if lines is not None and hits and program:
             words = words | {m.group(1) for i in hits for m in _BOUND.finditer(lines[i - 1])}
         model = _LazyModel(analysis)
         traced = {id(e.func.node) for e in analysis.entries if e.func is not None}
-        for node in pruned_walk(analysis.tree, LineFilter(lines, words) if program else line_filter, expressions=True):
-            if not isinstance(node, ast.Call):
-                continue
+        if lines is None:       # no text to search: every call
+            calls = [node for node in pruned_walk(analysis.tree, line_filter) if isinstance(node, ast.Call)]
+        else:
+            numbers = LineFilter(lines, words).hits if program else hits
+            named = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words)) + r")\b")
+            calls = calls_around(analysis.tree, lines, numbers, named, analysis.parents)     # the calls the words are in
+        for node in calls:
             requested = self._requested(analysis, model, node, traced)
             if requested and _only_with_64_bit_values(analysis, node):
                 continue        # `elif x.dtype == jnp.float64: ...astype(jnp.complex128)`: runs only with x64 on
