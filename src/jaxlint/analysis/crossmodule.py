@@ -148,7 +148,8 @@ class ProjectView:
         if found is None:
             stores, read = stores_outer_state(self.project, target.path, target.name)
             for full in read:               # a cached result is checked against what was read
-                self.depends[full] = file_digest(full)
+                if full not in self.depends:
+                    self.depends[full] = file_digest(full)
             found = self._outer[key] = stores
         return found
 
@@ -206,24 +207,30 @@ def top_def_blocks(data: bytes) -> dict:
     return found
 
 
-def _def_blocks(project, path: str) -> tuple:
-    """(name -> the text of each module-level def, the names of those that declare `global` or
-    `nonlocal` names and assign one of them from an expression naming a JAX import of the module
-    (`global key` ... `key, sub = random.split(key)`): what a trace can leave a tracer in), once
-    per version of the file."""
+def _def_blocks(project, path: str) -> dict:
+    """name -> the text of each module-level def of the module at `path`, once per version."""
+    from jaxlint.project import _read
+    return per_version(project, "def blocks", path, lambda full: top_def_blocks(_read(full)), {})
+
+
+def _declaring(project, path: str) -> frozenset:
+    """The module-level defs of the module at `path` that declare `global` or `nonlocal` names
+    and assign one of them from an expression naming a JAX import of the module (`global key`
+    ... `key, sub = random.split(key)`): what a trace can leave a tracer in; once per version.
+    Most modules have no such statement: their defs are not cut out."""
     def compute(full):
         from jaxlint.project import _read
         data = _read(full)
-        blocks = top_def_blocks(data)
-        if not _OUTER_STATEMENT.search(data):
-            return blocks, frozenset()
+        if (b"global" not in data and b"nonlocal" not in data) or not _OUTER_STATEMENT.search(data):
+            return frozenset()
         jax_names = sorted(local for local, dotted in project.imports_of(full, data).items()
                            if dotted == "jax" or dotted.startswith("jax."))
         if not jax_names:
-            return blocks, frozenset()
+            return frozenset()
         mentions_jax = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in jax_names) + rb")\b")
-        return blocks, frozenset(name for name, block in blocks.items() if _stores_jax_value(block, mentions_jax))
-    return per_version(project, "def blocks", path, compute, ({}, frozenset()))
+        return frozenset(name for name, block in _def_blocks(project, full).items()
+                         if _stores_jax_value(block, mentions_jax))
+    return per_version(project, "declaring defs", path, compute, frozenset())
 
 
 _DECLARED = re.compile(rb"^[ \t]*(?:global|nonlocal)[ \t]+([A-Za-z_][\w, \t]*)", re.M)
@@ -245,33 +252,49 @@ def stores_outer_state(project, path: str, name: str) -> tuple:
     (`global`/`nonlocal`), itself or through a function it calls that another module of the
     project defines and that does?, the files read to tell)."""
     def compute(full):
-        read = [full]
-        blocks, declaring = _def_blocks(project, full)
-        if name in declaring:
-            return True, tuple(read)
-        block = blocks.get(name)
+        if name in _declaring(project, full):
+            return True, (full,)
+        holders, read = _state_holders(project, full)
+        if not holders:
+            return False, read
+        block = _def_blocks(project, full).get(name)
         if block is None:
-            return False, tuple(read)
+            return False, read
         names, attrs = calls_in_text(block.decode("utf-8", "replace"))
-        imported = project.imports_of(full)
-        for local in (names | set(attrs)) & set(imported):
-            dotted = imported[local]
+        for local, (declaring, own) in holders.items():
+            if own is not None and local in names or declaring and declaring & attrs.get(local, set()):
+                return True, read
+        return False, read
+    return per_version(project, "outer state", path, compute, (False, ()), extra=name)
+
+
+def _state_holders(project, path: str) -> tuple:
+    """({local name: (the declaring defs of the module it names, None) or (None, the name of the
+    declaring def it is)} over what the module at `path` imports from the project's own modules
+    (see _declaring), the files read to tell), once per version of the file: most modules import
+    none, and their functions are not cut out of their text."""
+    def compute(full):
+        read = [full]
+        holders = {}
+        for local, dotted in project.imports_of(full).items():
             module_name = project.absolute(dotted, full)
             if module_name is None or not project.may_hold(module_name, full):
                 continue
             module = project.module_path(module_name, full)
-            pairs = [(module, attr) for attr in attrs.get(local, ())] if module is not None else []
-            if module is None and local in names:
+            if module is None:
                 target = project.resolve(dotted, full)
-                pairs = [(target.path, target.name)] if target is not None else []
-            for other, other_name in pairs:
-                if not other.endswith(".py"):
+                if target is None or not target.path.endswith(".py"):
                     continue
-                read.append(os.path.abspath(other))
-                if other_name in _def_blocks(project, other)[1]:
-                    return True, tuple(read)
-        return False, tuple(read)
-    return per_version(project, "outer state", path, compute, (False, ()), extra=name)
+                read.append(os.path.abspath(target.path))
+                if target.name in _declaring(project, target.path):
+                    holders[local] = (None, target.name)
+            elif module.endswith(".py"):
+                read.append(os.path.abspath(module))
+                declaring = _declaring(project, module)
+                if declaring:
+                    holders[local] = (declaring, None)
+        return holders, tuple(dict.fromkeys(read))
+    return per_version(project, "outer state holders", path, compute, ({}, ()))
 
 
 def per_version(project, kind: str, path: str, compute, missing, extra="", keep: Optional[int] = None):
