@@ -223,28 +223,30 @@ def _declaring(project, path: str) -> frozenset:
         data = _read(full)
         if (b"global" not in data and b"nonlocal" not in data) or not _OUTER_STATEMENT.search(data):
             return frozenset()
-        jax_names = sorted(local for local, dotted in project.imports_of(full, data).items()
-                           if dotted == "jax" or dotted.startswith("jax."))
+        jax_names = {local.encode() for local, dotted in project.imports_of(full, data).items()
+                     if dotted == "jax" or dotted.startswith("jax.")}
         if not jax_names:
             return frozenset()
-        mentions_jax = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in jax_names) + rb")\b")
         return frozenset(name for name, block in _def_blocks(project, full).items()
-                         if _stores_jax_value(block, mentions_jax))
+                         if _stores_jax_value(block, jax_names))
     return per_version(project, "declaring defs", path, compute, frozenset())
 
 
 _DECLARED = re.compile(rb"^[ \t]*(?:global|nonlocal)[ \t]+([A-Za-z_][\w, \t]*)", re.M)
 
 
-def _stores_jax_value(block: bytes, mentions_jax) -> bool:
+# A line assigning to names (`key, sub = ...`, `count += ...`): the targets, then the value
+_ASSIGNMENT = re.compile(rb"^[ \t]*([\w, \t()]*)[-+*/@|&]?=(?!=)(.*)$", re.M)
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+
+
+def _stores_jax_value(block: bytes, jax_names) -> bool:
     """Does a def's text assign a name it declares `global`/`nonlocal` from an expression that
-    names a JAX import (`mentions_jax`)?"""
+    names one of `jax_names` (the module's names for JAX imports)?"""
     declared = {n.strip() for m in _DECLARED.finditer(block) for n in m.group(1).split(b",") if n.strip()}
-    for name in declared:
-        assigned = re.compile(rb"^[ \t]*[\w, \t()]*\b" + re.escape(name) + rb"\b[\w, \t()]*[-+*/@|&]?=(?!=)(.*)$", re.M)
-        if any(mentions_jax.search(m.group(1)) for m in assigned.finditer(block)):
-            return True
-    return False
+    return bool(declared) and any(
+        not declared.isdisjoint(_IDENTIFIER.findall(m.group(1))) and not jax_names.isdisjoint(
+            _IDENTIFIER.findall(m.group(2))) for m in _ASSIGNMENT.finditer(block))
 
 
 def stores_outer_state(project, path: str, name: str) -> tuple:
@@ -297,13 +299,29 @@ def _state_holders(project, path: str) -> tuple:
     return per_version(project, "outer state holders", path, compute, ({}, ()))
 
 
+_NORMALISED: dict = {}      # an absolute path -> its normal form (asked tens of thousands of times a run)
+
+
+def _absolute(path: str) -> str:
+    """os.path.abspath(path), remembered for paths that are absolute already (a relative path's
+    answer depends on the working directory)."""
+    found = _NORMALISED.get(path)
+    if found is None:
+        found = os.path.abspath(path)
+        if os.path.isabs(path):
+            if len(_NORMALISED) > 100_000:
+                _NORMALISED.clear()
+            _NORMALISED[path] = found
+    return found
+
+
 def per_version(project, kind: str, path: str, compute, missing, extra="", keep: Optional[int] = None):
     """`compute(absolute path)` once per version (mtime and size) of the file at `path` and per
     `extra` (settings that change the answer), kept in the project under `kind` (with `keep`, only
     the latest `keep` asked: answers that hold a whole syntax tree); `missing` when the file
     cannot be read."""
     from jaxlint.project import version
-    full = os.path.abspath(path)
+    full = _absolute(path)
     stamp = version(full)
     if stamp is None:
         return missing
