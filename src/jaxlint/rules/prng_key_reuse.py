@@ -453,7 +453,20 @@ def _keys_made(analysis, random_lines=None) -> set:
     if random_lines.hits is not None and not random_lines.hits:
         return set()            # no line names it
     found = set()
-    for stmt in iter_statements(analysis.tree.body, random_lines):
+    if random_lines.hits is None:       # no text to search: every statement
+        statements = [stmt for stmt in iter_statements(analysis.tree.body) if isinstance(stmt, ast.Assign)]
+    else:
+        # the assignments whose value is a call of jax.random (by the same callee patterns as
+        # the samplers, every function of it: `PRNGKey(`, `jr.split(`, `key(` imported)
+        aliases = {local: target for local, target in analysis.imports.aliases.items()
+                   if target.startswith("jax.random")}
+        callee = re.compile(r"(?:\bjax\s*\.\s*random" + "".join(
+            rf"|\b{re.escape(a)}" for a, t in sorted(aliases.items()) if t == "jax.random") + r")\s*\.\s*(\w+)" + "".join(
+            rf"|\b{re.escape(a)}\b" for a, t in sorted(aliases.items()) if t != "jax.random"))
+        parents = analysis.parents
+        statements = [parents.parent_of(call) for call in calls_by_callee_end(
+            analysis.tree, analysis.lines, random_lines.hits, callee, parents=parents)]
+    for stmt in statements:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
                 and (analysis.imports.resolve(stmt.value.func) or "").startswith("jax.random."):
             found.update(n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name))
