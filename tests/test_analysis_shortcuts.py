@@ -15,7 +15,7 @@ import pytest
 from jaxlint.analysis.syntax import Parents
 from jaxlint.analysis.dataflow import ModuleFlow, inspects_tracers
 from jaxlint.analysis.module import FunctionNode, ModuleIndex, evaluate_literal
-from jaxlint.analysis.syntax import CALLED_CHAIN, CALLED_NAME, LineFilter, calls_around, calls_by_callee_end, walk
+from jaxlint.analysis.syntax import CALLED_NAME, IDENTIFIER, LineFilter, calls_around, calls_by_callee_end, walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 
@@ -100,8 +100,8 @@ def test_calls_by_callee_end_are_the_calls_a_walk_finds(path):
     numbers = range(1, len(lines) + 1)
     parents = Parents(tree)
     found = calls_by_callee_end(tree, lines, numbers, CALLED_NAME, chosen, parents)
-    ends = {position(lines, i, m.end()) for i in numbers for m in CALLED_NAME.finditer(lines[i - 1])
-            if m.group(1) in chosen}
+    ends = {position(lines, i, end) for i in numbers for m in CALLED_NAME.finditer(lines[i - 1])
+            if m.group(1) in chosen for end in (m.end(), m.end(1))}
     expected = sorted((c for c in calls if callee_end(c) in ends), key=lambda c: (c.lineno, c.col_offset))
     assert found == expected
     assert all(isinstance(c.func, (ast.Name, ast.Attribute, ast.Call)) for c in found)
@@ -109,13 +109,9 @@ def test_calls_by_callee_end_are_the_calls_a_walk_finds(path):
     full = Parents(tree).parent
     for call in found:
         assert list(parents.chain(call)) == list(_chain(full, call))
-    # a dotted chain on a chosen root name
-    chained = calls_by_callee_end(tree, lines, numbers, CALLED_CHAIN, chosen)
-    for call in chained:
-        root = call.func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        assert isinstance(root, ast.Name) and root.id in chosen, ast.unparse(call)
+    # the calls around a chosen name, wherever it stands in them
+    around = calls_around(tree, lines, numbers, IDENTIFIER, None, chosen)
+    assert set(map(id, found)) <= set(map(id, around))
 
 
 def _chain(full, node):
@@ -140,12 +136,14 @@ def test_calls_around_a_word_are_the_calls_whose_span_holds_it(path):
 def test_calls_by_callee_end_cases():
     source = ("import jax\nk = jax.random.normal(key, (2,))\nv = jax.value_and_grad(loss)(p, key)\n"
               "@deco(sample(key))\ndef f(x=draw(key)):\n    return [self.sample(k) for k in ks]\n"
-              "s = 'é'; t = sample(key)\n")
+              "s = 'é'; t = sample(key); u = (draw)(key)\nw = (mod\n     .sample(key))\n")
     tree, lines = ast.parse(source), source.splitlines()
     numbers = range(1, len(lines) + 1)
     found = calls_by_callee_end(tree, lines, numbers, CALLED_NAME, {"sample", "loss", "draw"})
     assert [ast.unparse(c) for c in found] == ["jax.value_and_grad(loss)(p, key)", "sample(key)", "draw(key)",
-                                              "self.sample(k)", "sample(key)"]
+                                              "self.sample(k)", "sample(key)", "draw(key)", "mod.sample(key)"]
+    around = calls_around(tree, lines, numbers, IDENTIFIER, None, {"mod"})
+    assert [ast.unparse(c) for c in around] == ["mod.sample(key)"]
     found = calls_by_callee_end(tree, lines, numbers, re.compile(r"\bjax\s*\.\s*random\s*\.\s*(\w+)"))
     assert [ast.unparse(c) for c in found] == ["jax.random.normal(key, (2,))"]
 

@@ -258,8 +258,9 @@ def _holding_hits(node, children, hits) -> list:
 def calls_by_callee_end(tree, lines, numbers, pattern, names=None, parents=None) -> list:
     """The calls whose callee expression ends where a match of `pattern` ends, over the lines
     `numbers` (1-based) of `lines` (`jax.random.normal(`, `self.sample(`, `normal(` imported; the
-    callee's name last in the match), in source order; with `names`, only the matches whose first
-    group is one of them (a fixed pattern, not one compiled for each set of names). With
+    callee's name last in the match), or where its first group ends (`(draw)(key)`), in source
+    order; with `names`, only the matches whose first group is one of them (a fixed pattern, not
+    one compiled for each set of names). With
     `parents` (a Parents of `tree`), the links of the nodes passed on the way are kept there: the
     loops and scopes around the calls are asked next.
 
@@ -274,11 +275,12 @@ def calls_by_callee_end(tree, lines, numbers, pattern, names=None, parents=None)
     return found
 
 
-def calls_around(tree, lines, numbers, pattern, parents=None) -> list:
+def calls_around(tree, lines, numbers, pattern, parents=None, names=None) -> list:
     """The calls whose span holds the end of a match of `pattern` over the lines `numbers` of
-    `lines` (the calls a word is written in: `jnp.zeros(3, dtype=jnp.float64)` around `float64`),
-    in source order; found as calls_by_callee_end finds its calls."""
-    found = [node for node in _holding(tree, _match_ends(lines, numbers, pattern), parents)
+    `lines` (the calls a word is written in: `jnp.zeros(3, dtype=jnp.float64)` around `float64`;
+    with `names`, only the matches whose first group is one of them), in source order; found as
+    calls_by_callee_end finds its calls."""
+    found = [node for node in _holding(tree, _match_ends(lines, numbers, pattern, names), parents)
              if isinstance(node, ast.Call)]
     found.sort(key=lambda call: (call.lineno, call.col_offset))
     return found
@@ -293,15 +295,15 @@ def _match_ends(lines, numbers, pattern, names=None) -> set:
         for match in pattern.finditer(line):
             if names is not None and match.group(1) not in names:
                 continue
-            end = match.end()
-            ends.add((i, end if line.isascii() else len(line[:end].encode("utf-8"))))
+            for end in {match.end(), match.end(1)} if pattern.groups else (match.end(),):
+                ends.add((i, end if line.isascii() else len(line[:end].encode("utf-8"))))
     return ends
 
 
-# A name called, or a dotted chain on it (`f(`, `networks.init(`: group 1 is the first name)
-CALLED_CHAIN = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?:\s*\.\s*\w+)*(?=\s*\()")
 # A name called, alone or as an attribute, or through a transform's call (`f(`, `.f(`, `grad(f)(`)
 CALLED_NAME = re.compile(r"\b([A-Za-z_]\w*)(?:\s*\))?(?=\s*\()")
+# Any identifier (group 1), for calls_around with a set of names
+IDENTIFIER = re.compile(r"\b([A-Za-z_]\w*)")
 
 
 def _holding(tree, positions, parents=None):

@@ -10,7 +10,7 @@ from jaxlint.analysis.crossmodule import file_digest, per_version
 from jaxlint.analysis.file import module_analysis
 from jaxlint.analysis.module import defaults
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
-from jaxlint.analysis.syntax import (CALLED_CHAIN, CALLED_NAME, LineFilter, calls_by_callee_end, child_bodies,
+from jaxlint.analysis.syntax import (CALLED_NAME, IDENTIFIER, LineFilter, calls_around, calls_by_callee_end, child_bodies,
                                      iter_statements, joined_text, pruned_walk, statement_holding, statement_start,
                                      target_names)
 from jaxlint.findings import Finding, Fix, NoFix
@@ -393,8 +393,8 @@ def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
     if not project_names:
         return []           # nothing imported from the project's own modules
     numbers = [i for i in near if named[i] & project_names]
-    calls = []      # the callee ends after the imported name or an attribute chain on it (`networks.init(`)
-    for node in calls_by_callee_end(analysis.tree, text, numbers, CALLED_CHAIN, project_names, analysis.parents):
+    calls = []      # the calls around the imported names: `networks.init(`, `(mod\n .init(`
+    for node in calls_around(analysis.tree, text, numbers, IDENTIFIER, analysis.parents, project_names):
         if any(isinstance(a, ast.Starred) for a in node.args):
             continue
         root = node.func
@@ -456,16 +456,13 @@ def _keys_made(analysis, random_lines=None) -> set:
     if random_lines.hits is None:       # no text to search: every statement
         statements = [stmt for stmt in iter_statements(analysis.tree.body) if isinstance(stmt, ast.Assign)]
     else:
-        # the assignments whose value is a call of jax.random (by the same callee patterns as
-        # the samplers, every function of it: `PRNGKey(`, `jr.split(`, `key(` imported)
-        aliases = {local: target for local, target in analysis.imports.aliases.items()
-                   if target.startswith("jax.random")}
-        callee = re.compile(r"(?:\bjax\s*\.\s*random" + "".join(
-            rf"|\b{re.escape(a)}" for a, t in sorted(aliases.items()) if t == "jax.random") + r")\s*\.\s*(\w+)" + "".join(
-            rf"|\b{re.escape(a)}\b" for a, t in sorted(aliases.items()) if t != "jax.random"))
+        # the assignments of a call written around `random` or a name imported from jax.random
+        # (`key = j.random.PRNGKey(0)`, `k, sub = split(k)`): its statement is its parent
+        words = {"random"} | {local for local, target in analysis.imports.aliases.items()
+                              if target.startswith("jax.random")}
         parents = analysis.parents
-        statements = [parents.parent_of(call) for call in calls_by_callee_end(
-            analysis.tree, analysis.lines, random_lines.hits, callee, parents=parents)]
+        statements = [parents.parent_of(call) for call in calls_around(
+            analysis.tree, analysis.lines, random_lines.hits, IDENTIFIER, parents, words)]
     for stmt in statements:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
                 and (analysis.imports.resolve(stmt.value.func) or "").startswith("jax.random."):

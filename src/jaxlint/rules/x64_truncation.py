@@ -16,12 +16,20 @@ from jaxlint.rules.base import Rule
 # enabled: the config flag, the context manager and the environment variable.
 ENABLING_WORDS = ("enable_x64", "JAX_ENABLE_X64", "x64_enabled")   # (`jax_enable_x64` holds the first)
 _ENCODED = tuple(w.encode() for w in ENABLING_WORDS)
-# A variable bound to a 64-bit dtype, the whole value of its line (`DTYPE = jnp.float64`, `dt =
-# "f8"`): the one form `_dtype_64` follows, so the only bound names worth a second look (a broader
-# match, every name left of an `=` on such a line, made `dtype` and `shape` relevant everywhere).
-_BOUND = re.compile(r"""^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=\s*(?:(?:[A-Za-z_][\w.]*\.)?(?:float64|int64|uint64|"""
-                    r"""complex128|c?double|u?longlong)|(['"])<?(?:float64|int64|uint64|complex128|double|"""
-                    r"""[fiu]8|c16)\2)\s*(?:#.*)?$""")
+# The names a line binds at the start of a statement (`DT = ...`, `a = 1; DT = DT2 = ...`,
+# `dt: str = ...`) or with a walrus: the variables `_dtype_64` may follow on a line naming a 64-bit
+# dtype. Keyword arguments (`dtype=jnp.float64`) bind nothing: taking them made `dtype` and
+# `shape` relevant on every line of a program.
+_BOUND_STATEMENT = re.compile(r"(?:^|;)\s*((?:[A-Za-z_]\w*\s*(?::[^=;]*)?=(?!=)\s*)+)")
+_BOUND_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?::[^=;]*)?=")
+_WALRUS = re.compile(r"([A-Za-z_]\w*)\s*:=")
+
+
+def _bound_names(line: str) -> set:
+    found = {m.group(1) for chain in _BOUND_STATEMENT.finditer(line) for m in _BOUND_NAME.finditer(chain.group(1))}
+    return found | set(_WALRUS.findall(line))
+
+
 _NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 
 
@@ -95,7 +103,7 @@ class X64Truncation(Rule):
             return              # no 64-bit dtype named anywhere in the file, or x64 enabled in it
         # the statements that name a 64-bit dtype, or a variable bound to one (`DTYPE = jnp.float64`)
         if lines is not None and hits and program:
-            words = words | {m.group(1) for i in hits for m in _BOUND.finditer(lines[i - 1])}
+            words = words | {name for i in hits for name in _bound_names(lines[i - 1])}
         model = _LazyModel(analysis)
         traced = {id(e.func.node) for e in analysis.entries if e.func is not None}
         if lines is None:       # no text to search: every call
