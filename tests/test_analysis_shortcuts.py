@@ -15,7 +15,7 @@ import pytest
 from jaxlint.analysis.syntax import Parents
 from jaxlint.analysis.dataflow import ModuleFlow, inspects_tracers
 from jaxlint.analysis.module import FunctionNode, ModuleIndex, evaluate_literal
-from jaxlint.analysis.syntax import CALLED_NAME, IDENTIFIER, LineFilter, calls_around, calls_by_callee_end, walk
+from jaxlint.analysis.syntax import CALLED_NAME, LineFilter, calls_around, calls_by_callee_end, walk
 from jaxlint.analysis.names import ImportMap
 from jaxlint.analysis.repetition import Repetition
 
@@ -110,7 +110,7 @@ def test_calls_by_callee_end_are_the_calls_a_walk_finds(path):
     for call in found:
         assert list(parents.chain(call)) == list(_chain(full, call))
     # the calls around a chosen name, wherever it stands in them
-    around = calls_around(tree, lines, numbers, IDENTIFIER, None, chosen)
+    around = calls_around(tree, lines, numbers, None, None, chosen)
     assert set(map(id, found)) <= set(map(id, around))
 
 
@@ -131,6 +131,8 @@ def test_calls_around_a_word_are_the_calls_whose_span_holds_it(path):
         (c.lineno, c.col_offset) <= end <= (c.end_lineno, c.end_col_offset) for end in ends)),
         key=lambda c: (c.lineno, c.col_offset))
     assert calls_around(tree, lines, numbers, words) == expected
+    # the same words as a set, found by str.find instead of a pattern
+    assert calls_around(tree, lines, numbers, None, None, {"self", "x", "None", "i"}) == expected
 
 
 def test_calls_by_callee_end_cases():
@@ -142,7 +144,7 @@ def test_calls_by_callee_end_cases():
     found = calls_by_callee_end(tree, lines, numbers, CALLED_NAME, {"sample", "loss", "draw"})
     assert [ast.unparse(c) for c in found] == ["jax.value_and_grad(loss)(p, key)", "sample(key)", "draw(key)",
                                               "self.sample(k)", "sample(key)", "draw(key)", "mod.sample(key)"]
-    around = calls_around(tree, lines, numbers, IDENTIFIER, None, {"mod"})
+    around = calls_around(tree, lines, numbers, None, None, {"mod"})
     assert [ast.unparse(c) for c in around] == ["mod.sample(key)"]
     found = calls_by_callee_end(tree, lines, numbers, re.compile(r"\bjax\s*\.\s*random\s*\.\s*(\w+)"))
     assert [ast.unparse(c) for c in found] == ["jax.random.normal(key, (2,))"]

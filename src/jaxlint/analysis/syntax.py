@@ -278,10 +278,11 @@ def calls_by_callee_end(tree, lines, numbers, pattern, names=None, parents=None)
 def calls_around(tree, lines, numbers, pattern, parents=None, names=None) -> list:
     """The calls whose span holds the end of a match of `pattern` over the lines `numbers` of
     `lines` (the calls a word is written in: `jnp.zeros(3, dtype=jnp.float64)` around `float64`;
-    with `names`, only the matches whose first group is one of them), in source order; found as
-    calls_by_callee_end finds its calls."""
-    found = [node for node in _holding(tree, _match_ends(lines, numbers, pattern, names), parents)
-             if isinstance(node, ast.Call)]
+    with `names`, only the matches whose first group is one of them; without a pattern, the
+    whole-word occurrences of `names`), in source order; found as calls_by_callee_end finds its
+    calls."""
+    ends = _match_ends(lines, numbers, pattern, names) if pattern is not None else _word_ends(lines, numbers, names)
+    found = [node for node in _holding(tree, ends, parents) if isinstance(node, ast.Call)]
     found.sort(key=lambda call: (call.lineno, call.col_offset))
     return found
 
@@ -295,15 +296,30 @@ def _match_ends(lines, numbers, pattern, names=None) -> set:
         for match in pattern.finditer(line):
             if names is not None and match.group(1) not in names:
                 continue
-            for end in {match.end(), match.end(1)} if pattern.groups else (match.end(),):
+            for end in {match.end(), match.end(1)} if pattern.groups and match.start(1) != -1 else (match.end(),):
                 ends.add((i, end if line.isascii() else len(line[:end].encode("utf-8"))))
     return ends
 
 
 # A name called, alone or as an attribute, or through a transform's call (`f(`, `.f(`, `grad(f)(`)
 CALLED_NAME = re.compile(r"\b([A-Za-z_]\w*)(?:\s*\))?(?=\s*\()")
-# Any identifier (group 1), for calls_around with a set of names
-IDENTIFIER = re.compile(r"\b([A-Za-z_]\w*)")
+
+
+def _word_ends(lines, numbers, words) -> set:
+    """(line, column) of the end of every whole-word occurrence of one of `words` on the lines
+    `numbers` (str.find per word: a few names on a few lines, no pattern to compile)."""
+    ends = set()
+    for i in numbers:
+        line = lines[i - 1]
+        for word in words:
+            at = line.find(word)
+            while at != -1:
+                end = at + len(word)
+                if not (at and (line[at - 1].isalnum() or line[at - 1] == "_")) \
+                        and not (end < len(line) and (line[end].isalnum() or line[end] == "_")):
+                    ends.add((i, end if line.isascii() else len(line[:end].encode("utf-8"))))
+                at = line.find(word, end)
+    return ends
 
 
 def _holding(tree, positions, parents=None):

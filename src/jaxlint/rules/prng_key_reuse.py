@@ -10,7 +10,7 @@ from jaxlint.analysis.crossmodule import file_digest, per_version
 from jaxlint.analysis.file import module_analysis
 from jaxlint.analysis.module import defaults
 from jaxlint.analysis.semantic import COMPREHENSIONS, LOOP_STATEMENTS, SCOPE_NODES, BindingKind, NameScope, ScopeKind
-from jaxlint.analysis.syntax import (CALLED_NAME, IDENTIFIER, LineFilter, calls_around, calls_by_callee_end, child_bodies,
+from jaxlint.analysis.syntax import (CALLED_NAME, LineFilter, calls_around, calls_by_callee_end, child_bodies,
                                      iter_statements, joined_text, pruned_walk, statement_holding, statement_start,
                                      target_names)
 from jaxlint.findings import Finding, Fix, NoFix
@@ -394,7 +394,7 @@ def _imported_draws(analysis, names, consumers=(), random_lines=None) -> list:
         return []           # nothing imported from the project's own modules
     numbers = [i for i in near if named[i] & project_names]
     calls = []      # the calls around the imported names: `networks.init(`, `(mod\n .init(`
-    for node in calls_around(analysis.tree, text, numbers, IDENTIFIER, analysis.parents, project_names):
+    for node in calls_around(analysis.tree, text, numbers, None, analysis.parents, project_names):
         if any(isinstance(a, ast.Starred) for a in node.args):
             continue
         root = node.func
@@ -453,17 +453,7 @@ def _keys_made(analysis, random_lines=None) -> set:
     if random_lines.hits is not None and not random_lines.hits:
         return set()            # no line names it
     found = set()
-    if random_lines.hits is None:       # no text to search: every statement
-        statements = [stmt for stmt in iter_statements(analysis.tree.body) if isinstance(stmt, ast.Assign)]
-    else:
-        # the assignments of a call written around `random` or a name imported from jax.random
-        # (`key = j.random.PRNGKey(0)`, `k, sub = split(k)`): its statement is its parent
-        words = {"random"} | {local for local, target in analysis.imports.aliases.items()
-                              if target.startswith("jax.random")}
-        parents = analysis.parents
-        statements = [parents.parent_of(call) for call in calls_around(
-            analysis.tree, analysis.lines, random_lines.hits, IDENTIFIER, parents, words)]
-    for stmt in statements:
+    for stmt in iter_statements(analysis.tree.body, random_lines):
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
                 and (analysis.imports.resolve(stmt.value.func) or "").startswith("jax.random."):
             found.update(n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name))

@@ -16,18 +16,20 @@ from jaxlint.rules.base import Rule
 # enabled: the config flag, the context manager and the environment variable.
 ENABLING_WORDS = ("enable_x64", "JAX_ENABLE_X64", "x64_enabled")   # (`jax_enable_x64` holds the first)
 _ENCODED = tuple(w.encode() for w in ENABLING_WORDS)
-# The names a line binds at the start of a statement (`DT = ...`, `a = 1; DT = DT2 = ...`,
-# `dt: str = ...`) or with a walrus: the variables `_dtype_64` may follow on a line naming a 64-bit
-# dtype. Keyword arguments (`dtype=jnp.float64`) bind nothing: taking them made `dtype` and
-# `shape` relevant on every line of a program.
-_BOUND_STATEMENT = re.compile(r"(?:^|;)\s*((?:[A-Za-z_]\w*\s*(?::[^=;]*)?=(?!=)\s*)+)")
+# The names a line binds to a 64-bit dtype, the whole value of a statement (`DT = jnp.float64`,
+# `a = 1; DT = DT2 = (jnp.float64)`, `dt: str = "f8"`) or of a walrus: the one form `_dtype_64`
+# follows. Other names bound on such a line (`x = jnp.zeros(3, dtype=jnp.float64)`, the `dtype=`
+# keyword) would make common names relevant on every line of a program.
+_DTYPE_VALUE = (r"""\(*\s*(?:(?:[A-Za-z_][\w.]*\.)?(?:float64|int64|uint64|complex128|c?double|u?longlong)\b"""
+                r"""|(['"])<?(?:float64|int64|uint64|complex128|double|[fiu]8|c16)\2)\s*\)*""")
+_BOUND_STATEMENT = re.compile(r"(?:^|;)\s*((?:[A-Za-z_]\w*\s*(?::[^=;]*)?=(?!=)\s*)+)" + _DTYPE_VALUE + r"\s*(?=;|#|$)")
 _BOUND_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?::[^=;]*)?=")
-_WALRUS = re.compile(r"([A-Za-z_]\w*)\s*:=")
+_WALRUS = re.compile(r"([A-Za-z_]\w*)\s*:=\s*" + _DTYPE_VALUE)
 
 
 def _bound_names(line: str) -> set:
     found = {m.group(1) for chain in _BOUND_STATEMENT.finditer(line) for m in _BOUND_NAME.finditer(chain.group(1))}
-    return found | set(_WALRUS.findall(line))
+    return found | {m.group(1) for m in _WALRUS.finditer(line)}
 
 
 _NAMESPACES = ("jnp.", "lax.", "jax.random.", "jax.nn.", "jax.scipy.")
