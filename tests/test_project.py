@@ -92,6 +92,31 @@ def test_a_deleted_or_broken_module_leaves_the_others_linted(tmp_path):
     assert result.code == 0 and "Traceback" not in result.err, result.out + result.err
 
 
+def test_a_module_registering_at_import_is_decided_by_the_program_importing_it(tmp_path):
+    # `tables.py` runs a call at import (a registration) and asks for float64; it is not a program
+    # of its own: the driver importing it enables x64, so nothing truncates
+    folder = tmp_path / "lab"
+    folder.mkdir()
+    (folder / "tables.py").write_text(
+        "import jax.numpy as jnp\n\nREGISTRY = {}\n\n\ndef register(name, value):\n    REGISTRY[name] = value\n\n\n"
+        "register(\"grid\", jnp.linspace(0.0, 1.0, 5, dtype=jnp.float64))\n")
+    run_py = folder / "run.py"
+    run_py.write_text('import jax\n\njax.config.update("jax_enable_x64", True)\n\nimport tables\n\n'
+                      'print(tables.REGISTRY["grid"].dtype)\n')
+    result = check(".", "--no-cache", cwd=folder)
+    assert result.code == 0 and "JAX402" not in result.out, result.out + result.err
+    run = subprocess.run([sys.executable, "-W", "error", "run.py"], cwd=folder, capture_output=True, text=True,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"}, timeout=300)
+    assert run.returncode == 0 and "float64" in run.stdout, run.stderr[-2000:]
+    # the driver no longer enables it: the request in the imported module truncates
+    run_py.write_text('import tables\n\nprint(tables.REGISTRY["grid"].dtype)\n')
+    result = check(".", "--no-cache", cwd=folder)
+    assert "tables.py:10:18: JAX402" in result.out, result.out + result.err
+    run = subprocess.run([sys.executable, "run.py"], cwd=folder, capture_output=True, text=True,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"}, timeout=300)
+    assert run.returncode == 0 and "float32" in run.stdout and "truncated" in run.stderr, run.stderr[-2000:]
+
+
 def test_a_program_whose_package_enables_x64_at_import_is_not_told_it_truncates(tmp_path):
     # a folder of a driver and its package, no root marker: the package's __init__.py switches
     # x64 on when the driver imports it (from a submodule: the package runs first)

@@ -174,8 +174,18 @@ class _LazyModel:
 
 def _is_program(analysis) -> bool:
     """Does the file run something itself (a script, a notebook), rather than only define what
-    others import? `if __name__ == "__main__":` or a top-level call statement."""
-    return analysis.path.endswith(".ipynb") or _runs_something(analysis.tree.body)
+    others import? `if __name__ == "__main__":`, or a top-level call statement in a module no
+    other module of the project imports (`register_lowering(...)` in an imported module runs in
+    its importers' programs, which decide x64)."""
+    if analysis.path.endswith(".ipynb"):
+        return True
+    body = analysis.tree.body
+    if any(isinstance(stmt, ast.If) and "__main__" in ast.dump(stmt.test) for stmt in body):
+        return True
+    if not any(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in body):
+        return False
+    view = getattr(analysis.flow, "external", None)
+    return view is None or not view.project.importers(analysis.path)
 
 
 def _only_with_64_bit_values(analysis, node) -> bool:
