@@ -48,8 +48,9 @@ class X64Truncation(Rule):
         `JAX_ENABLE_X64` environment variable), or reads whether it is on (`x64_enabled`). NumPy's
         own float64 arrays are not flagged, nor a request in a branch that runs only for 64-bit
         values (`if x.dtype == jnp.float64:`). A program (a file that runs something: an
-        `if __name__ == "__main__":` block or top-level calls, a notebook) is checked with what
-        it imports; a module of a project is checked when a program of the project imports it
+        `if __name__ == "__main__":` block, top-level calls in a module no other module imports,
+        a notebook) is checked with what it imports; a module of a project (also one that
+        registers things at import) is checked when a program of the project imports it
         and never enables x64 (a library whose programs are its users' stays silent). A project
         that enables x64 where the analysis cannot see it sets `x64 = true` in `[tool.jaxlint]`.
     """
