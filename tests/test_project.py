@@ -92,6 +92,12 @@ def test_a_deleted_or_broken_module_leaves_the_others_linted(tmp_path):
     assert result.code == 0 and "Traceback" not in result.err, result.out + result.err
 
 
+def _run_driver(folder, *flags):
+    """`python [flags] run.py` in `folder` on CPU: what JAX makes of the requested dtype."""
+    return subprocess.run([sys.executable, *flags, "run.py"], cwd=folder, capture_output=True, text=True,
+                          env={**os.environ, "JAX_PLATFORMS": "cpu"}, timeout=300)
+
+
 def test_a_module_registering_at_import_is_decided_by_the_program_importing_it(tmp_path):
     # `tables.py` runs a call at import (a registration) and asks for float64; it is not a program
     # of its own: the driver importing it enables x64, so nothing truncates
@@ -105,15 +111,13 @@ def test_a_module_registering_at_import_is_decided_by_the_program_importing_it(t
                       'print(tables.REGISTRY["grid"].dtype)\n')
     result = check(".", "--no-cache", cwd=folder)
     assert result.code == 0 and "JAX402" not in result.out, result.out + result.err
-    run = subprocess.run([sys.executable, "-W", "error", "run.py"], cwd=folder, capture_output=True, text=True,
-                         env={**os.environ, "JAX_PLATFORMS": "cpu"}, timeout=300)
+    run = _run_driver(folder, "-W", "error")
     assert run.returncode == 0 and "float64" in run.stdout, run.stderr[-2000:]
     # the driver no longer enables it: the request in the imported module truncates
     run_py.write_text('import tables\n\nprint(tables.REGISTRY["grid"].dtype)\n')
     result = check(".", "--no-cache", cwd=folder)
     assert "tables.py:10:18: JAX402" in result.out, result.out + result.err
-    run = subprocess.run([sys.executable, "run.py"], cwd=folder, capture_output=True, text=True,
-                         env={**os.environ, "JAX_PLATFORMS": "cpu"}, timeout=300)
+    run = _run_driver(folder)
     assert run.returncode == 0 and "float32" in run.stdout and "truncated" in run.stderr, run.stderr[-2000:]
 
 
@@ -131,8 +135,7 @@ def test_a_program_whose_package_enables_x64_at_import_is_not_told_it_truncates(
         "q = jnp.array([1.0, 0.0], dtype=jnp.float64)\nprint(energy(q).dtype)\n")
     result = check("run.py", "--no-cache", cwd=folder)
     assert result.code == 0 and "JAX402" not in result.out, result.out + result.err
-    run = subprocess.run([sys.executable, "-W", "error", "run.py"], cwd=folder, capture_output=True, text=True,
-                         env={**os.environ, "JAX_PLATFORMS": "cpu"}, timeout=300)
+    run = _run_driver(folder, "-W", "error")
     assert run.returncode == 0 and "float64" in run.stdout, run.stderr[-2000:]
     init.write_text("")         # the package no longer enables it: the request truncates
     result = check("run.py", "--no-cache", cwd=folder)
