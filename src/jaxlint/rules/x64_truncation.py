@@ -89,7 +89,7 @@ class X64Truncation(Rule):
             return      # the project enables x64 somewhere, as a module linted before found
         program = _is_program(analysis)
         lines = analysis.lines
-        words = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8", "u8", "c16"}
+        words = set(_PROGRAM_WORDS)
         if not program:
             # a module the project's programs import: asked only when one may run it without x64
             text = joined_text(lines) if lines is not None else ""
@@ -186,7 +186,13 @@ def _is_program(analysis) -> bool:
     if not any(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in body):
         return False
     view = getattr(analysis.flow, "external", None)
-    return view is None or not view.project.importers(analysis.path)
+    if view is None:
+        return True
+    text = joined_text(analysis.lines) if analysis.lines is not None else None
+    if text is not None and not any(word in text for word in _PROGRAM_WORDS):
+        return False        # names no 64-bit dtype: either way nothing to find, and the project's
+        #                     importers (every module's imports read once) are not worth asking
+    return not view.project.importers(analysis.path)
 
 
 def _only_with_64_bit_values(analysis, node) -> bool:
@@ -231,6 +237,8 @@ def _file_enables_x64(analysis) -> bool:
     return mentions_in(text, ENABLING_WORDS, in_code=True)
 
 
+# The 64-bit dtype words a program is searched for (its string dtypes too: `"f8"`).
+_PROGRAM_WORDS = ("float64", "int64", "uint64", "complex128", "double", "f8", "i8", "u8", "c16")
 # The 64-bit dtype words a library module is searched for before anything else is read.
 _LIBRARY_WORDS = frozenset({"float64", "int64", "uint64", "complex128"})
 _JAX_SIDE = ("jnp", "jax", "lax", "astype")
