@@ -534,7 +534,7 @@ def test_another_module_asked_again_is_read_once_per_analysis(tmp_path):
     # asking (a file that rotates through them used to re-read every module at every question).
     from jaxlint.analysis import file as file_analysis
     from jaxlint.analysis.file import Analysis
-    from jaxlint.project import project_at
+    from jaxlint.project import next_run, project_at
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
     helpers = []
     for k in range(file_analysis.MAX_MODULES + 2):
@@ -550,6 +550,7 @@ def test_another_module_asked_again_is_read_once_per_analysis(tmp_path):
     assert all(a is not None and a is b for a, b in zip(first, again))
     assert len(analysis.read_modules) == len(helpers)
     pathlib.Path(helpers[0]).write_text("def value():\n    return 10\n\n\nX = 1\n")
+    next_run()          # a run reads each file once: the next one sees the change
     assert analysis.other_module(helpers[0]) is not first[0]         # the file changed: read anew
 
 
@@ -568,3 +569,19 @@ def test_a_file_deleted_while_the_run_waits_is_reported_as_unreadable(tmp_path, 
     [report] = runner.run([(str(path), Config())], jobs=1)
     assert report.result.findings == []
     assert "cannot read file" in (report.result.error or "")
+
+
+def test_a_long_lived_project_sees_a_root_marker_come_and_go(tmp_path):
+    # a folder of loose scripts is not one program; adding pyproject.toml makes it one project
+    (tmp_path / "a.py").write_text("import jax\njax.config.update('jax_enable_x64', True)\n")
+    (tmp_path / "b.py").write_text("x = 1\n")
+    project = Project(str(tmp_path))
+    project.refresh()
+    assert not project.marked and not project.mentions(["enable_x64"])
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    assert project.refresh()
+    assert project.marked and project.mentions(["enable_x64"])
+    assert not project.refresh()
+    (tmp_path / "pyproject.toml").unlink()
+    assert project.refresh()
+    assert not project.marked and not project.mentions(["enable_x64"])

@@ -57,6 +57,12 @@ _RUN = [0]
 
 def next_run() -> None:
     _RUN[0] += 1
+    _STAMPS.clear()
+
+
+# path -> version(path), looked up once per run: a run reads each file once, and the same modules
+# are asked about by every module importing them (a library run stats ~100,000 times otherwise).
+_STAMPS: dict = {}
 
 
 def run_number() -> int:
@@ -322,8 +328,10 @@ class Project:
 
     @property
     def marked(self) -> bool:
-        """Is the root a project's (a marker file), not a folder of loose scripts?"""
-        return any(os.path.exists(os.path.join(self.root, m)) for m in ROOT_MARKERS)
+        """Is the root a project's (a marker file), not a folder of loose scripts? Asked for every
+        module linted: looked up once, until `refresh` sees a marker come or go."""
+        return self._memo("_marked", None, lambda: any(os.path.exists(os.path.join(self.root, m))
+                                                       for m in ROOT_MARKERS))
 
     def imported_files(self, path: str) -> list:
         """The project's files that importing the module at `path` runs, in the order found:
@@ -375,7 +383,9 @@ class Project:
         """Forget what was read when a file of the project changed, appeared or went since the
         last look (for a long-lived process, the language server; a run of `jaxlint check` reads
         the tree once). Returns whether anything changed."""
-        stamps = {}
+        _STAMPS.clear()                         # a new look at the files, not this run's
+        self.__dict__.pop("_marked", None)     # a marker file that came or went changes the walk
+        stamps = {("marked", self.marked): True}     # (in the keys: where modules are may change)
         self._files = None
         for path in self.files():
             stamp = version(path)
@@ -507,15 +517,21 @@ def set_buffer(path: str, data: Optional[bytes]) -> None:
 
 def version(path: str) -> Optional[tuple]:
     """What tells one content of the file at `path` from another: an unsaved buffer's length and
-    hash, else the file's mtime and size; None when there is neither."""
+    hash, else the file's mtime and size (looked up once per run); None when there is neither."""
     data = _BUFFERS.get(os.path.abspath(path)) if _BUFFERS else None
     if data is not None:
         return ("buffer", len(data), hash(data))
+    if path in _STAMPS:
+        return _STAMPS[path]
     try:
         info = os.stat(path)
     except OSError:
-        return None
-    return (info.st_mtime_ns, info.st_size)
+        found = None
+    else:
+        found = (info.st_mtime_ns, info.st_size)
+    if len(_STAMPS) < 200_000:
+        _STAMPS[path] = found
+    return found
 
 
 def _read(path: str) -> bytes:
