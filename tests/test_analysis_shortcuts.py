@@ -264,3 +264,27 @@ def test_a_registration_inside_a_function_body_is_still_seen():
     assert fast.registered_pytree_classes() == {"A", "B", "C"}
     assert [f.qualname for f in fast.functions] == ["setup", "setup.nested"]
     assert "E" in fast.classes
+
+
+# -- one def cut out of a module's text ------------------------------------------------------------
+
+@pytest.mark.parametrize("path", sample(60, seed=7), ids=lambda p: p.name)
+def test_one_def_cut_from_the_text_is_the_block_every_def_cut_gives(path):
+    from jaxlint.analysis.crossmodule import top_def_block, top_def_blocks
+    data = path.read_bytes()
+    blocks = top_def_blocks(data)
+    # every module-level def, and names that are only called or only nested defs
+    names = set(blocks) | {n.id for n in walk(ast.parse(data)) if isinstance(n, ast.Name)}
+    for name in sorted(names):
+        assert top_def_block(data, name) == blocks.get(name), name
+
+
+def test_one_def_cut_cases():
+    from jaxlint.analysis.crossmodule import top_def_block
+    data = (b"def f(x):\n    return g(x)\n# a comment\n    \ndef g(\n    y,\n):\n    '''g\n'''\n    return y\n"
+            b"class C:\n    def f(self):\n        pass\nasync def h():\n    pass\ndef f_2():\n    f()\n"
+            b"def f(z):\n    pass")
+    assert top_def_block(data, "f") == b"def f(z):\n    pass"          # the last def, at the end
+    assert top_def_block(data, "g") == b"def g(\n    y,\n):\n    '''g\n"   # ends at a column-0 line
+    assert top_def_block(data, "h") == b"async def h():\n    pass\n"
+    assert top_def_block(data, "C") is None and top_def_block(data, "f_") is None

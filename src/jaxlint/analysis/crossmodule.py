@@ -256,47 +256,49 @@ def stores_outer_state(project, path: str, name: str) -> tuple:
     def compute(full):
         if name in _declaring(project, full):
             return True, (full,)
-        holders, read = _state_holders(project, full)
-        if not holders:
-            return False, read
-        block = _def_blocks(project, full).get(name)
+        from jaxlint.project import _read
+        block = top_def_block(_read(full), name)
         if block is None:
-            return False, read
+            return False, (full,)
+        # only the imports the def calls are looked into: `ops.f(` of a module, `f(` of a function
         names, attrs = calls_in_text(block.decode("utf-8", "replace"))
-        for local, (declaring, own) in holders.items():
-            if own is not None and local in names or declaring and declaring & attrs.get(local, set()):
-                return True, read
-        return False, read
-    return per_version(project, "outer state", path, compute, (False, ()), extra=name)
-
-
-def _state_holders(project, path: str) -> tuple:
-    """({local name: (the declaring defs of the module it names, None) or (None, the name of the
-    declaring def it is)} over what the module at `path` imports from the project's own modules
-    (see _declaring), the files read to tell), once per version of the file: most modules import
-    none, and their functions are not cut out of their text."""
-    def compute(full):
         read = [full]
-        holders = {}
         for local, dotted in project.imports_of(full).items():
+            if local not in names and local not in attrs:
+                continue
             module_name = project.absolute(dotted, full)
             if module_name is None or not project.may_hold(module_name, full):
                 continue
             module = project.module_path(module_name, full)
             if module is None:
-                target = project.resolve(dotted, full)
+                target = project.resolve(dotted, full) if local in names else None
                 if target is None or not target.path.endswith(".py"):
                     continue
                 read.append(os.path.abspath(target.path))
                 if target.name in _declaring(project, target.path):
-                    holders[local] = (None, target.name)
-            elif module.endswith(".py"):
+                    return True, tuple(dict.fromkeys(read))
+            elif module.endswith(".py") and local in attrs:
                 read.append(os.path.abspath(module))
-                declaring = _declaring(project, module)
-                if declaring:
-                    holders[local] = (declaring, None)
-        return holders, tuple(dict.fromkeys(read))
-    return per_version(project, "outer state holders", path, compute, ({}, ()))
+                if _declaring(project, module) & attrs[local]:
+                    return True, tuple(dict.fromkeys(read))
+        return False, tuple(dict.fromkeys(read))
+    return per_version(project, "outer state", path, compute, (False, ()), extra=name)
+
+
+def top_def_block(data: bytes, name: str) -> Optional[bytes]:
+    """The text of the module-level `def name` (the last one, as top_def_blocks cuts it), found
+    from the occurrences of its name: one def, not every def of the module."""
+    word = name.encode()
+    found = None
+    at = data.find(word)
+    while at >= 0:
+        match = _TOP_DEF.match(data, data.rfind(b"\n", 0, at) + 1)
+        if match is not None and match.start(1) == at and match.end(1) == at + len(word):
+            end_of_line = data.find(b"\n", match.end())
+            following = _TOP_LEVEL_LINE.search(data, end_of_line + 1) if end_of_line >= 0 else None
+            found = data[match.start():following.start() if following is not None else len(data)]
+        at = data.find(word, at + len(word))
+    return found
 
 
 _NORMALISED: dict = {}      # an absolute path -> its normal form (asked tens of thousands of times a run)
