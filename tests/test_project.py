@@ -140,6 +140,12 @@ def test_a_program_whose_package_enables_x64_at_import_is_not_told_it_truncates(
     init.write_text("")         # the package no longer enables it: the request truncates
     result = check("run.py", "--no-cache", cwd=folder)
     assert "run.py:5:5: JAX402" in result.out, result.out + result.err
+    # its docstring telling how to enable it does not enable it either
+    init.write_text('"""Orbits: call ``jax.config.update("jax_enable_x64", True)`` first."""\n')
+    result = check("run.py", "--no-cache", cwd=folder)
+    assert "run.py:5:5: JAX402" in result.out, result.out + result.err
+    run = _run_driver(folder)
+    assert run.returncode == 0 and "float32" in run.stdout and "truncated" in run.stderr, run.stderr[-2000:]
 
 
 def test_an_import_cycle_between_user_modules_ends(tmp_path):

@@ -45,7 +45,8 @@ class X64Truncation(Rule):
         JAX: the `dtype` of a `jnp`/`lax`/`jax.random` call (by keyword or by position),
         `.astype(...)` on a JAX array, `jnp.float64(x)`, when nothing in the program enables
         64-bit mode (`jax.config.update("jax_enable_x64", True)`, `jax.enable_x64`, the
-        `JAX_ENABLE_X64` environment variable), or reads whether it is on (`x64_enabled`). NumPy's
+        `JAX_ENABLE_X64` environment variable; a comment or a docstring naming them does not),
+        or reads whether it is on (`x64_enabled`). NumPy's
         own float64 arrays are not flagged, nor a request in a branch that runs only for 64-bit
         values (`if x.dtype == jnp.float64:`). A program (a file that runs something: an
         `if __name__ == "__main__":` block, top-level calls in a module no other module imports,
