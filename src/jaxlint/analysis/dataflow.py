@@ -2113,6 +2113,8 @@ def inspects_tracers(node, module_level=None) -> bool:
     a module makes at import is concrete under every trace, so such a test mutes nothing."""
     mentions, decided = [], set()
     for sub in walk(node):
+        if isinstance(getattr(sub, "ctx", None), ast.Store):
+            continue        # `self._saved_tracer = x` keeps a value: it tests nothing
         if isinstance(sub, ast.Name) and _TRACER_CHECK.search(sub.id) or \
                 isinstance(sub, ast.Attribute) and _TRACER_CHECK.search(sub.attr):
             mentions.append(sub)
