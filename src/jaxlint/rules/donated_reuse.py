@@ -123,9 +123,9 @@ def _donations(analysis):
         if stmt is None:
             continue
         for param in sorted(donated):
-            if not _output_may_reuse(analysis, site.entry, param):
-                continue
             arg = site.args.get(param)
+            if not _output_may_reuse(analysis, site.entry, param, _passes_container(model, scope, stmt, arg)):
+                continue
             if arg is None:
                 continue
             if isinstance(arg.node, ast.Name):
@@ -208,17 +208,29 @@ _ELEMENTWISE = ("jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map", "optax
                 "jnp.where", "lax.stop_gradient", "jax.lax.stop_gradient")
 
 
-def _output_may_reuse(analysis, entry, param) -> bool:
+def _passes_container(model, scope, stmt, arg) -> bool:
+    """Is the argument a list or tuple of values (`xs = [a, b]` before `step(xs)`), so that
+    iterating over the parameter gives its leaves, not the rows of one array?"""
+    node = getattr(arg, "node", None)
+    if isinstance(node, ast.Name):
+        node = model.value(node.id, stmt, scope)
+    return isinstance(node, (ast.List, ast.Tuple, ast.ListComp))
+
+
+def _output_may_reuse(analysis, entry, param, container=False) -> bool:
     """Does the jitted function return something built elementwise from `param` (so that an
     output has its shape and dtype, and JAX takes over, and deletes, the donated buffer)? The
-    body is read with its own module's names (a jitted step imported from another module)."""
+    body is read with its own module's names (a jitted step imported from another module).
+    `container`: the call passes a list or tuple there, whose elements a comprehension over the
+    parameter maps (`[x + 1 for x in xs]`)."""
     if entry.home and os.path.abspath(entry.home) != os.path.abspath(analysis.path):
         analysis = analysis.other_module(entry.home)
         if analysis is None:
             return False
     node = entry.node
+    containers = {param} if container else set()
     if isinstance(node, ast.Lambda):
-        return _shaped_like(analysis, node.body, {param})
+        return _shaped_like(analysis, node.body, {param}, containers)
     same = {param}
     statements = [s for s in ast.walk(node) if isinstance(s, ast.stmt)
                   and not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or s is node]
@@ -230,27 +242,32 @@ def _output_may_reuse(analysis, entry, param) -> bool:
                 if isinstance(parts, tuple):    # `c, lower = cho_factor(a)`: the factor has a's shape
                     same.update(t.elts[i].id for t in targets if isinstance(t, (ast.Tuple, ast.List))
                                 for i in parts if i < len(t.elts) and isinstance(t.elts[i], ast.Name))
-                if _shaped_like(analysis, stmt.value, same) or isinstance(stmt, ast.AugAssign) and \
+                if _shaped_like(analysis, stmt.value, same, containers) or isinstance(stmt, ast.AugAssign) and \
                         isinstance(stmt.target, ast.Name) and stmt.target.id in same:
                     for target in targets:
                         same.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return any(isinstance(stmt, ast.Return) and stmt.value is not None and _shaped_like(analysis, stmt.value, same)
-               for stmt in statements)
+    return any(isinstance(stmt, ast.Return) and stmt.value is not None and
+               _shaped_like(analysis, stmt.value, same, containers) for stmt in statements)
 
 
-def _shaped_like(analysis, expr, same) -> bool:
+def _shaped_like(analysis, expr, same, containers=frozenset()) -> bool:
     if isinstance(expr, ast.Name):
         return expr.id in same
+    if isinstance(expr, (ast.ListComp, ast.GeneratorExp)) and containers:
+        # `[x + 1 for x in xs]` over a list or tuple passed in: each element maps a leaf
+        leaves = {n.id for g in expr.generators if isinstance(g.iter, ast.Name) and g.iter.id in containers
+                  and not g.ifs for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        return bool(leaves) and _shaped_like(analysis, expr.elt, same | leaves)
     if isinstance(expr, ast.BinOp):
-        return _shaped_like(analysis, expr.left, same) or _shaped_like(analysis, expr.right, same)
+        return _shaped_like(analysis, expr.left, same, containers) or _shaped_like(analysis, expr.right, same, containers)
     if isinstance(expr, ast.UnaryOp):
         return _shaped_like(analysis, expr.operand, same)
     if isinstance(expr, (ast.Tuple, ast.List)):
-        return any(_shaped_like(analysis, e, same) for e in expr.elts)
+        return any(_shaped_like(analysis, e, same, containers) for e in expr.elts)
     if isinstance(expr, ast.Dict):
-        return any(v is not None and _shaped_like(analysis, v, same) for v in expr.values)
+        return any(v is not None and _shaped_like(analysis, v, same, containers) for v in expr.values)
     if isinstance(expr, ast.IfExp):
-        return _shaped_like(analysis, expr.body, same) or _shaped_like(analysis, expr.orelse, same)
+        return _shaped_like(analysis, expr.body, same, containers) or _shaped_like(analysis, expr.orelse, same, containers)
     if isinstance(expr, ast.Attribute) and expr.attr == "at":
         return _shaped_like(analysis, expr.value, same)
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in same \
