@@ -124,7 +124,7 @@ def _donations(analysis):
             continue
         for param in sorted(donated):
             arg = site.args.get(param)
-            if not _output_may_reuse(analysis, site.entry, param, _passes_container(model, scope, stmt, arg)):
+            if not _output_may_reuse(analysis, site.entry, param, lambda: _passes_container(model, scope, stmt, arg)):
                 continue
             if arg is None:
                 continue
@@ -217,18 +217,21 @@ def _passes_container(model, scope, stmt, arg) -> bool:
     return isinstance(node, (ast.List, ast.Tuple, ast.ListComp))
 
 
-def _output_may_reuse(analysis, entry, param, container=False) -> bool:
+def _output_may_reuse(analysis, entry, param, container=None) -> bool:
     """Does the jitted function return something built elementwise from `param` (so that an
     output has its shape and dtype, and JAX takes over, and deletes, the donated buffer)? The
     body is read with its own module's names (a jitted step imported from another module).
-    `container`: the call passes a list or tuple there, whose elements a comprehension over the
-    parameter maps (`[x + 1 for x in xs]`)."""
+    `container()`: does the call pass a list or tuple there, whose elements a comprehension over
+    the parameter maps (`[x + 1 for x in xs]`)? Asked only when the body has such a comprehension."""
     if entry.home and os.path.abspath(entry.home) != os.path.abspath(analysis.path):
         analysis = analysis.other_module(entry.home)
         if analysis is None:
             return False
     node = entry.node
-    containers = {param} if container else set()
+    containers = {param} if container is not None and any(
+        isinstance(n, (ast.ListComp, ast.GeneratorExp)) and any(
+            isinstance(g.iter, ast.Name) and g.iter.id == param for g in n.generators)
+        for n in ast.walk(node)) and container() else set()
     if isinstance(node, ast.Lambda):
         return _shaped_like(analysis, node.body, {param}, containers)
     same = {param}
