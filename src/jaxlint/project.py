@@ -449,14 +449,11 @@ def top_level_imports(data: bytes) -> list:
 _TRIPLE = re.compile(rb"\"\"\"|'''")
 
 
-_TRIPLE_TEXT = re.compile(r"\"\"\"|'''")
-
-
-def _triple_quoted_spans(data) -> list:
-    """[(start, end)] of the triple-quoted strings of `data` (bytes or text), paired in order (a
-    quote of the other kind inside one does not close it)."""
+def _triple_quoted_spans(data: bytes) -> list:
+    """[(start, end)] of the triple-quoted strings, paired in order (a quote of the other kind
+    inside one does not close it)."""
     spans, opened = [], None
-    for match in (_TRIPLE_TEXT if isinstance(data, str) else _TRIPLE).finditer(data):
+    for match in _TRIPLE.finditer(data):
         if opened is None:
             opened = match
         elif match.group() == opened.group():
@@ -492,22 +489,27 @@ def import_bindings(body) -> dict:
 def mentions_in(data, words, in_code: bool = False) -> bool:
     """Does `data` (a file's bytes, or text) contain one of `words` (of the same type)? `in_code`:
     on a line where no `#` comes before it, and outside a triple-quoted string (a comment or a
-    docstring telling how to set a flag does not set it)."""
-    newline, hash_ = ("\n", "#") if isinstance(data, str) else (b"\n", b"#")
-    spans = None
+    docstring telling how to set a flag does not set it; the quotes are counted up to each
+    occurrence, in one pass over the text)."""
+    if not in_code:
+        return any(word in data for word in words)
+    newline, hash_, quotes = ("\n", "#", ('"""', "'''")) if isinstance(data, str) else \
+        (b"\n", b"#", (b'"""', b"'''"))
+    found = []
     for word in words:
         at = data.find(word)
         while at >= 0:
-            if not in_code:
-                return True
-            if hash_ not in data[data.rfind(newline, 0, at) + 1:at]:
-                if spans is None:       # asked only once a word is found: most files name none
-                    spans = _triple_quoted_spans(data)
-                    opens = [start for start, _ in spans]
-                k = bisect.bisect_right(opens, at) - 1
-                if k < 0 or at >= spans[k][1]:
-                    return True
+            found.append(at)
             at = data.find(word, at + len(word))
+    last, double, single = 0, 0, 0
+    for at in sorted(found):
+        if hash_ in data[data.rfind(newline, 0, at) + 1:at]:
+            continue
+        double += data.count(quotes[0], last, at)
+        single += data.count(quotes[1], last, at)
+        last = at
+        if double % 2 == 0 and single % 2 == 0:
+            return True
     return False
 
 
