@@ -288,3 +288,17 @@ def test_one_def_cut_cases():
     assert top_def_block(data, "g") == b"def g(\n    y,\n):\n    '''g\n"   # ends at a column-0 line
     assert top_def_block(data, "h") == b"async def h():\n    pass\n"
     assert top_def_block(data, "C") is None and top_def_block(data, "f_") is None
+
+
+@pytest.mark.parametrize("path", sample(80, seed=13), ids=lambda p: p.name)
+def test_a_global_statement_found_from_its_word_is_the_one_a_line_pattern_finds(path):
+    from jaxlint.analysis.crossmodule import _OUTER_STATEMENT, _declares_outer
+    data = path.read_bytes()
+    assert _declares_outer(data) == bool(_OUTER_STATEMENT.search(data))
+
+
+def test_a_global_statement_cases():
+    from jaxlint.analysis.crossmodule import _declares_outer
+    assert _declares_outer(b"def f():\n    global KEY\n") and _declares_outer(b"def f():\n\tnonlocal n, m\n")
+    assert not _declares_outer(b"n = global_device_count()\n# global KEY\nx = 'global y'\n")
+    assert not _declares_outer(b"def f():\n    globals()\n    nonlocal_thing = 1\n")

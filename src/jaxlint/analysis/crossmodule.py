@@ -190,6 +190,19 @@ _TOP_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)
 _TOP_LEVEL_LINE = re.compile(rb"^[^\s#)\]}]", re.M)
 
 
+def _declares_outer(data: bytes) -> bool:
+    """Does a line of the module start with a `global` or `nonlocal` statement (found from the
+    words' occurrences: most modules that say `global` say it in a name, `global_device_count`)?"""
+    for word in (b"global", b"nonlocal"):
+        at = data.find(word)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            if not data[start:at].strip(b" \t") and _OUTER_STATEMENT.match(data, start):
+                return True
+            at = data.find(word, at + len(word))
+    return False
+
+
 def top_def_blocks(data: bytes) -> dict:
     """name -> the text of each module-level `def` (its signature and body: up to the next line
     that starts at column 0), read without parsing."""
@@ -221,7 +234,7 @@ def _declaring(project, path: str) -> frozenset:
     def compute(full):
         from jaxlint.project import _read
         data = _read(full)
-        if (b"global" not in data and b"nonlocal" not in data) or not _OUTER_STATEMENT.search(data):
+        if not _declares_outer(data):
             return frozenset()
         jax_names = {local.encode() for local, dotted in project.imports_of(full, data).items()
                      if dotted == "jax" or dotted.startswith("jax.")}
@@ -289,16 +302,19 @@ def top_def_block(data: bytes, name: str) -> Optional[bytes]:
     """The text of the module-level `def name` (the last one, as top_def_blocks cuts it), found
     from the occurrences of its name: one def, not every def of the module."""
     word = name.encode()
-    found = None
-    at = data.find(word)
+    last = None
+    spelled = b"def " + word        # (`def\tname`, `def  name`: taken to be no def)
+    at = data.find(spelled)
     while at >= 0:
         match = _TOP_DEF.match(data, data.rfind(b"\n", 0, at) + 1)
-        if match is not None and match.start(1) == at and match.end(1) == at + len(word):
-            end_of_line = data.find(b"\n", match.end())
-            following = _TOP_LEVEL_LINE.search(data, end_of_line + 1) if end_of_line >= 0 else None
-            found = data[match.start():following.start() if following is not None else len(data)]
-        at = data.find(word, at + len(word))
-    return found
+        if match is not None and match.group(1) == word and match.start(1) == at + 4:
+            last = match                # the last def of that name, as top_def_blocks keeps
+        at = data.find(spelled, at + len(spelled))
+    if last is None:
+        return None
+    end_of_line = data.find(b"\n", last.end())
+    following = _TOP_LEVEL_LINE.search(data, end_of_line + 1) if end_of_line >= 0 else None
+    return data[last.start():following.start() if following is not None else len(data)]
 
 
 _NORMALISED: dict = {}      # an absolute path -> its normal form (asked tens of thousands of times a run)
