@@ -61,13 +61,10 @@ def test_fixture_is_what_jax_does(fixture_results, path):
     assert fv.examples and all(e["evaluated"] for e in fv.examples), _show(fv)
     if path.name.startswith("pos_"):
         verdicts = {(v.finding.line, v.finding.code): v for v in fv.findings}
-        raw_keys = "PRNGKey(" in path.read_text()
         for key in sorted(expected):
             assert key in verdicts, f"no finding {key}\n{_show(fv)}"
-            if key[1] == "JAX401" and raw_keys:
-                # a raw key reused draws the same numbers silently: JAX raises only for typed keys
-                assert verdicts[key].verdict == INCONCLUSIVE and "raw PRNGKey" in verdicts[key].reason, _show(fv)
-                continue
+            # (a raw key reused draws the same numbers silently: the verifier makes the program's
+            # PRNGKey a typed key, which raises KeyReuseError)
             assert verdicts[key].verdict == CONFIRMED, _show(fv)
     else:
         assert not fv.findings, _show(fv)

@@ -264,8 +264,8 @@ class Judge:
         if err:
             return "other", f"{self.unit_label(unit)} raised {error_words(err)}", {}
         if finding.code == "JAX401":
-            return "other", (f"{self.unit_label(unit)} raised no KeyReuseError (a raw PRNGKey reused "
-                             f"gives the same numbers silently)"), {}
+            return "other", (f"{self.unit_label(unit)} raised no KeyReuseError (a key made from raw data, "
+                             f"not by PRNGKey or key, draws the same numbers silently when reused)"), {}
         if self.reached(finding, obs):
             ran = int((obs.get("mark_counts") or {}).get(str(self.ctx.mark_line(finding.line)), 0))
             calls = len(self.calls_of(finding, obs.get("calls", [])))

@@ -248,8 +248,10 @@ def run_job(job: dict, emit) -> None:
     # the verdicts find the file's innermost frame in the full traceback just as well (§R1)
     jax.config.update("jax_traceback_filtering", "off")
     if probes.get("key_reuse"):
-        # typed keys raise KeyReuseError where a key is consumed twice (raw keys stay silent)
+        # typed keys raise KeyReuseError where a key is consumed twice; a raw key reused draws
+        # the same numbers silently, so the program's raw keys are made typed keys here
         jax.config.update("jax_debug_key_reuse", True)
+        _typed_keys(jax)
     recorder = Recorder(keep_samples=bool(probes.get("jaxpr"))).install()
     instrument.install(path)
     # the backend starts when something first needs it: staged runs never do
@@ -586,3 +588,17 @@ def _staged_equations(recorder, path, mark):
         except Exception as exc:  # noqa: BLE001
             errors.append(f"{rec.get('qualname')}: {type(exc).__name__}: {str(exc)[:200]}")
     return sequences, errors
+
+
+def _typed_keys(jax) -> None:
+    """`jax.random.PRNGKey(seed)` returns a typed key (`jax.random.key(seed)`) for the run: the
+    same draws' independence, and KeyReuseError where one key is consumed twice."""
+    raw = jax.random.PRNGKey
+
+    def typed(seed, impl=None):
+        try:
+            return jax.random.key(seed, impl=impl)
+        except Exception:       # noqa: BLE001 - a seed only a raw key accepts: keep the program's
+            return raw(seed, impl=impl)
+    typed.__wrapped__ = raw
+    jax.random.PRNGKey = typed
