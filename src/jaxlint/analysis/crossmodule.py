@@ -300,7 +300,7 @@ def stores_outer_state(project, path: str, name: str) -> tuple:
 
 def top_def_block(data: bytes, name: str) -> Optional[bytes]:
     """The text of the module-level `def name` (the last one, as top_def_blocks cuts it), found
-    from the occurrences of its name: one def, not every def of the module."""
+    from the occurrences of `def name`: one def, not every def of the module."""
     word = name.encode()
     last = None
     spelled = b"def " + word        # (`def\tname`, `def  name`: taken to be no def)

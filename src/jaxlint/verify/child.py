@@ -592,7 +592,9 @@ def _staged_equations(recorder, path, mark):
 
 def _typed_keys(jax) -> None:
     """`jax.random.PRNGKey(seed)` returns a typed key (`jax.random.key(seed)`) for the run: the
-    same draws' independence, and KeyReuseError where one key is consumed twice."""
+    same key bits, so the program draws the same numbers, and KeyReuseError where one key is
+    consumed twice. A program that works on a raw key's data (`key[0]`) may fail under it: that
+    run is then inconclusive, not wrong."""
     raw = jax.random.PRNGKey
 
     def typed(seed, impl=None):
