@@ -560,6 +560,50 @@ def test_another_module_asked_again_is_read_once_per_analysis(tmp_path):
     assert analysis.other_module(helpers[0]) is not first[0]         # the file changed: read anew
 
 
+def test_kept_answers_are_bounded_by_count_and_by_their_source_bytes():
+    # The caches of other modules' trees and analyses: a few of jax's largest modules would
+    # otherwise hold tens of megabytes at once.
+    from jaxlint.analysis.crossmodule import Kept
+    kept = Kept(3, 1000)
+    for k in range(4):
+        kept.put(k, f"tree{k}", 100)
+    assert 0 not in kept and [kept.get(k) for k in (1, 2, 3)] == ["tree1", "tree2", "tree3"]
+    kept.get(1)                          # asked again: now the newest
+    kept.put("big", "big tree", 850)     # 100 + 100 + 850 > 1000: the oldest asked go first
+    assert 2 not in kept and 3 not in kept and kept.get(1) == "tree1" and kept.get("big") == "big tree"
+    kept.put("huge", "huge tree", 5000)  # larger than the whole budget: kept alone, as the newest
+    assert len(kept) == 1 and kept.get("huge") == "huge tree"
+    kept.put("huge", "again", 10)        # the same key replaced: its bytes counted once
+    kept.put("small", "small tree", 990)
+    assert kept.get("huge") == "again" and kept.get("small") == "small tree"
+
+
+def test_other_modules_kept_for_later_questions_fit_the_source_budget(tmp_path):
+    # Two large helper modules: the analysis of the first is dropped when the second would
+    # exceed the bytes kept (it is analysed again when asked again); a small one stays.
+    from jaxlint.analysis import file as file_analysis
+    from jaxlint.project import project_at
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    budget = file_analysis._MODULES.source_bytes
+    filler = "X = 0\n" * (budget // 10)           # 0.6 of the budget
+    big = []
+    for k in range(2):
+        helper = tmp_path / f"big{k}.py"
+        helper.write_text(f"def value():\n    return {k}\n" + filler)
+        big.append(str(helper))
+    assert all(budget // 2 < os.path.getsize(p) < budget for p in big)
+    small = tmp_path / "small.py"
+    small.write_text("def value():\n    return 7\n")
+    project = project_at(str(tmp_path))
+    big0 = file_analysis.module_analysis(project, big[0])
+    assert big0 is not None and file_analysis.module_analysis(project, big[0]) is big0   # kept while it fits
+    kept_small = file_analysis.module_analysis(project, str(small))
+    file_analysis.module_analysis(project, big[1])
+    assert file_analysis.module_analysis(project, str(small)) is kept_small
+    again = file_analysis.module_analysis(project, big[0])
+    assert again is not None and again is not big0                       # dropped, read anew
+
+
 def test_a_file_deleted_while_the_run_waits_is_reported_as_unreadable(tmp_path, monkeypatch):
     from jaxlint import runner
     from jaxlint.config import Config

@@ -333,11 +333,48 @@ def _absolute(path: str) -> str:
     return found
 
 
-def per_version(project, kind: str, path: str, compute, missing, extra="", keep: Optional[int] = None):
+class Kept:
+    """The latest few answers that hold a whole syntax tree (~37 bytes of memory per byte of
+    source; an analysis of it, more), bounded by their count and by the source bytes behind them:
+    eight trees of jax's largest modules would hold 40 MB. The newest answer is always kept."""
+
+    def __init__(self, items: int, source_bytes: int):
+        self.items, self.source_bytes = items, source_bytes
+        self._kept: "collections.OrderedDict" = collections.OrderedDict()   # key -> (value, size)
+        self._bytes = 0
+
+    def get(self, key, default=None):
+        found = self._kept.get(key)
+        if found is None:
+            return default
+        self._kept.move_to_end(key)
+        return found[0]
+
+    def __contains__(self, key) -> bool:
+        return key in self._kept
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def put(self, key, value, size: int):
+        old = self._kept.pop(key, None)
+        if old is not None:
+            self._bytes -= old[1]
+        self._kept[key] = (value, size)
+        self._bytes += size
+        while len(self._kept) > 1 and (len(self._kept) > self.items or self._bytes > self.source_bytes):
+            self._bytes -= self._kept.popitem(last=False)[1][1]
+
+    def clear(self):
+        self._kept.clear()
+        self._bytes = 0
+
+
+def per_version(project, kind: str, path: str, compute, missing, extra="", keep: Optional[tuple] = None):
     """`compute(absolute path)` once per version (mtime and size) of the file at `path` and per
-    `extra` (settings that change the answer), kept in the project under `kind` (with `keep`, only
-    the latest `keep` asked: answers that hold a whole syntax tree); `missing` when the file
-    cannot be read."""
+    `extra` (settings that change the answer), kept in the project under `kind` (with `keep`,
+    (answers, source bytes): only the latest asked, for answers that hold a whole syntax tree);
+    `missing` when the file cannot be read."""
     from jaxlint.project import version
     full = _absolute(path)
     stamp = version(full)
@@ -346,13 +383,14 @@ def per_version(project, kind: str, path: str, compute, missing, extra="", keep:
     key = (full, stamp, extra)
     cache = project.__dict__.get("_per_version_" + kind)
     if cache is None:
-        cache = project.__dict__["_per_version_" + kind] = collections.OrderedDict()
+        cache = project.__dict__["_per_version_" + kind] = Kept(*keep) if keep else {}
     if key in cache:
-        cache.move_to_end(key)
-        return cache[key]
-    cache[key] = found = compute(full)
-    if keep is not None and len(cache) > keep:
-        cache.popitem(last=False)
+        return cache.get(key)
+    found = compute(full)
+    if keep:
+        cache.put(key, found, stamp[1])
+    else:
+        cache[key] = found
     return found
 
 
@@ -617,8 +655,7 @@ def _statement_value(data: bytes, start: int, name: str):
     return None
 
 
-_TREES: "collections.OrderedDict" = collections.OrderedDict()   # (path, hash of bytes) -> tree
-MAX_TREES = 8
+_TREES = Kept(8, 600_000)    # (path, hash of bytes) -> tree
 
 
 def parsed_tree(path: str, data: bytes):
@@ -628,11 +665,7 @@ def parsed_tree(path: str, data: bytes):
     tree = _TREES.get(key)
     if tree is None:
         tree = ast.parse(data, path)
-        _TREES[key] = tree
-        if len(_TREES) > MAX_TREES:
-            _TREES.popitem(last=False)
-    else:
-        _TREES.move_to_end(key)
+        _TREES.put(key, tree, len(data))
     return tree
 
 
@@ -660,7 +693,7 @@ def file_digest(path: str) -> str:
 # -- callers in other modules, for the repetition of a def ---------------------------------------
 
 MAX_IMPORTERS_READ = 50       # importing files read to find the loops that call one def
-MAX_IMPORTER_MODULES = 8      # of those, the latest kept (each holds a whole tree: ~37 bytes per byte of source)
+MAX_IMPORTER_MODULES = (8, 400_000)   # of those, the latest kept: (modules, source bytes); each holds a whole tree
 
 
 @dataclass(eq=False)

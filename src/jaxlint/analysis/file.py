@@ -16,8 +16,8 @@ from typing import Optional
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
-from jaxlint.analysis.crossmodule import (ExternalCall, ProjectView, calls_in_text, classes_passed_by_importers, file_digest,
-                                         jit_entries_of, jitted_imports,
+from jaxlint.analysis.crossmodule import (ExternalCall, Kept, ProjectView, calls_in_text, classes_passed_by_importers,
+                                         file_digest, jit_entries_of, jitted_imports,
                                          module_classes, parsed_tree, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, bind_arguments, parameter_defaults
 from jaxlint.analysis.flag_params import flag_params, passes_container
@@ -1167,8 +1167,8 @@ def _is_scalar_literal(node) -> bool:
 
 # -- other modules of the project, read for what their functions return ---------------------------
 
-_MODULES: "collections.OrderedDict" = collections.OrderedDict()   # (path, mtime, size) -> Analysis
 MAX_MODULES = 4         # each holds a whole tree and its index: a few kept, for the modules asked most recently
+_MODULES = Kept(MAX_MODULES, 150_000)   # (path, mtime, size, project) -> Analysis; at most 150 kB of their source
 
 
 _TRY_NODES = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
@@ -1219,8 +1219,7 @@ def module_analysis(project, path: str, config=None) -> Optional[Analysis]:
         return None
     key = (full, stamp, id(project))
     if key in _MODULES:
-        _MODULES.move_to_end(key)
-        return _MODULES[key]
+        return _MODULES.get(key)
     try:
         data = _read(full)
         tree = parsed_tree(full, data)
@@ -1228,7 +1227,5 @@ def module_analysis(project, path: str, config=None) -> Optional[Analysis]:
         found = Analysis(tree, full, config, lines, project=project, run=False)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         found = None
-    _MODULES[key] = found
-    if len(_MODULES) > MAX_MODULES:
-        _MODULES.popitem(last=False)
+    _MODULES.put(key, found, stamp[1])
     return found
