@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import collections
 import importlib.util
+import json
 import os
 import pathlib
 import random
@@ -213,6 +214,71 @@ def test_a_file_linted_alone_after_a_run_over_its_project_keeps_the_importers_tr
                         stdin=(folder / helper).read_text())
         assert _reported(alone, folder) == expected, alone.out + alone.err
     assert _reported(jaxlint("check", "--cache-dir", cache, ".", cwd=folder), folder) == expected
+
+
+def test_module_imports_are_kept_between_processes_and_read_again_when_a_file_changes(tmp_path, monkeypatch):
+    # A helper linted alone needs its importers, found from every module's imports: a new process
+    # (a file linted alone, a flake8 worker) takes them from the store instead of every file.
+    from jaxlint import project as project_module
+    from jaxlint.cache import Cache
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "helper_bool", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+    for k in range(5):
+        (folder / "mypkg" / f"other{k}.py").write_text(f"import os\nfrom mypkg import ops\nX = {k}\n")
+    ops = str(folder / "mypkg" / "ops.py")
+    cache = Cache(cache_dir=str(tmp_path / "cache"))
+    monkeypatch.setattr(project_module, "_IMPORTS_FOLDER", [cache.imports_folder])
+    read = collections.Counter()
+    top_level_imports = project_module.top_level_imports
+
+    def counted(data):
+        read[data] += 1
+        return top_level_imports(data)
+
+    monkeypatch.setattr(project_module, "top_level_imports", counted)
+
+    def importers_in_a_new_process():
+        project_module._SHARED.clear()
+        project_module.next_run()
+        return [os.path.basename(p) for p in Project.at(str(folder)).importers(ops)]
+
+    first = importers_in_a_new_process()
+    assert "train.py" in first and "other0.py" in first and sum(read.values()) >= 7
+    assert list((tmp_path / "cache").rglob("*.imports"))
+    read.clear()
+    assert importers_in_a_new_process() == first and not read           # no file read
+    other = folder / "mypkg" / "other3.py"
+    other.write_text("import os\nX = 3\n")        # no longer imports ops (and its size changed)
+    assert importers_in_a_new_process() == [n for n in first if n != "other3.py"]
+    assert list(read) == [other.read_bytes()]               # only the changed file read
+    for damaged in (b"{not json", b'{"format": 1, "root": "elsewhere", "modules": {}}',
+                    b'{"format": 1, "root": %s, "modules": {"x": [1]}}' % json.dumps(str(folder)).encode()):
+        next(iter((tmp_path / "cache").rglob("*.imports"))).write_bytes(damaged)
+        read.clear()
+        assert importers_in_a_new_process() == [n for n in first if n != "other3.py"] and read
+    monkeypatch.setattr(project_module, "_IMPORTS_FOLDER", [None])     # --no-cache: nothing kept
+    shutil.rmtree(tmp_path / "cache")
+    read.clear()
+    importers_in_a_new_process()
+    assert read and not (tmp_path / "cache").exists()
+
+
+def test_check_keeps_module_imports_only_in_its_cache(tmp_path):
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "helper_bool", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+    ops = os.path.join("mypkg", "ops.py")
+    cache = tmp_path / "cache"
+    jaxlint("check", "--no-cache", ops, cwd=folder)
+    assert not list(folder.rglob("*.imports")) and not cache.exists()
+    jaxlint("check", "--cache-dir", cache, ops, cwd=folder)
+    [kept] = cache.rglob("*.imports")
+    modules = json.loads(kept.read_text())["modules"]
+    assert str(folder / "mypkg" / "train.py") in modules
+    other = tmp_path / "q"              # a second project with the same --cache-dir: its own store
+    shutil.copytree(folder, other, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+    jaxlint("check", "--cache-dir", cache, ops, cwd=other)
+    stores = {json.loads(p.read_text())["root"]: p for p in cache.rglob("*.imports")}
+    assert set(stores) == {str(folder), str(other)} and stores[str(folder)] == kept
 
 
 def test_roots_and_module_names(tmp_path):

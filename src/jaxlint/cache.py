@@ -69,6 +69,14 @@ class Cache:
             self._folders[directory] = version_folder(base, self.version)
         return self._folders[directory]
 
+    def imports_folder(self, root: str) -> Optional[str]:
+        """The folder that keeps the module imports of the project at `root` between runs
+        (project.keep_imports_in), made if need be; None when it cannot be."""
+        marker = os.path.join(root, "__init__.py")      # a file of the root: its folder's cache
+        self.prepare(marker)
+        folder = self.folder(marker)
+        return folder if os.path.isdir(folder) else None
+
     # -- what -------------------------------------------------------------------------------
     def key(self, path: str, data: bytes, fingerprint: str) -> str:
         full = os.path.abspath(path)

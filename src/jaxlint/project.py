@@ -259,9 +259,29 @@ class Project:
         cached = self._imports.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        found = import_bindings(top_level_imports(_read(path) if data is None else data))
+        stored = self._stored_imports().get(path)
+        if stored is not None and stored[0] == stamp:
+            found = stored[1]
+        else:
+            found = import_bindings(top_level_imports(_read(path) if data is None else data))
+            self._unstored = True
         self._imports[path] = (stamp, found)
         return found
+
+    def _stored_imports(self) -> dict:
+        """path -> (version, bindings): the imports of the project's modules as the last run
+        that indexed them found them (kept on disk by `_store_imports`; empty without a store)."""
+        if "_stored" not in self.__dict__:
+            self._stored = _load_imports(self.root)
+        return self._stored
+
+    def _store_imports(self) -> None:
+        """Keep the imports read from the files for the next process (a file linted alone, a
+        flake8 worker, an editor's server started again): reading them is most of the cost of
+        finding a module's importers in a large project."""
+        if self.__dict__.pop("_unstored", False):
+            _save_imports(self.root, {path: entry for path, entry in self._imports.items()
+                                      if isinstance(entry[0], tuple) and isinstance(entry[0][0], int)})
 
     # -- files ----------------------------------------------------------------------------------
     def files(self) -> list:
@@ -316,14 +336,12 @@ class Project:
             order = {}
             for position, other in enumerate(self.files()):   # absolute: walked from the root
                 order[other] = position
-                data = _read(other)
-                if b"import" not in data:
-                    continue
-                for dotted in self.imports_of(other, data).values():
+                for dotted in self.imports_of(other).values():
                     target = self.absolute(dotted, other)
                     if target is not None:
                         index.setdefault(target, set()).add(other)
             self._import_index_ = (index, sorted(index), order)
+            self._store_imports()
         return self._import_index_
 
     @property
@@ -395,7 +413,7 @@ class Project:
         if stamps == before:
             return False
         # answers keyed by a file's version stay; where files are stays when none came or went
-        keep = {"root", "source_roots", "_imports", "_files", "_folders"}
+        keep = {"root", "source_roots", "_imports", "_stored", "_files", "_folders"}
         if before is not None and before.keys() == stamps.keys():
             keep |= {"_module_paths", "_package_roots", "_tops", "_module_names"}
         for key in [k for k in self.__dict__ if k not in keep and not k.startswith("_per_version_")]:
@@ -406,6 +424,67 @@ class Project:
     def _names_module(self, imported: str, module: str) -> bool:
         """`from pkg import ops` imports `pkg.ops` (a name of package `pkg` that is the module)."""
         return self.module_path(imported) is not None and imported.count(".") + 1 == module.count(".")
+
+
+# -- the imports of a project's modules, kept on disk between processes --------------------------
+
+# project root -> the folder its imports are kept in (None: not kept), from the result cache of
+# the front end (`keep_imports_in`); with --no-cache nothing is read or written.
+_IMPORTS_FOLDER = [None]
+_IMPORTS_FORMAT = 1
+
+
+def keep_imports_in(folder_of) -> None:
+    """Keep each project's module imports in `folder_of(project root)` (a folder, or None when it
+    cannot be written), between processes; None: nowhere (read every module's imports again)."""
+    _IMPORTS_FOLDER[0] = folder_of
+
+
+def _imports_path(root: str) -> Optional[str]:
+    """The store of the project at `root`: one file per root (a `--cache-dir` holds several)."""
+    folder_of = _IMPORTS_FOLDER[0]
+    folder = folder_of(root) if folder_of is not None else None
+    if not folder:
+        return None
+    import hashlib
+    tag = hashlib.blake2b(root.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+    return os.path.join(folder, f"{tag}.imports")      # JSON, not named .json: not a result entry
+
+
+def _load_imports(root: str) -> dict:
+    """path -> ((mtime, size), bindings) as kept for the project at `root`; empty when nothing is
+    kept or what is there is not a store of ours (any damage is a miss, never an error)."""
+    where = _imports_path(root)
+    if where is None:
+        return {}
+    import json
+    try:
+        with open(where, "rb") as fh:
+            kept = json.loads(fh.read())
+        if kept.get("format") != _IMPORTS_FORMAT or kept.get("root") != root:
+            return {}
+        found = {}
+        for path, (mtime, size, bindings) in kept["modules"].items():
+            if isinstance(mtime, int) and isinstance(size, int) and isinstance(bindings, dict) \
+                    and all(isinstance(v, str) for v in bindings.values()):
+                found[path] = ((mtime, size), bindings)
+        return found
+    except Exception:  # noqa: BLE001 - a damaged or foreign file is a miss
+        return {}
+
+
+def _save_imports(root: str, modules: dict) -> None:
+    where = _imports_path(root)
+    if where is None:
+        return
+    import json
+    from jaxlint.atomic import write_atomically
+    kept = {"format": _IMPORTS_FORMAT, "root": root,
+            "modules": {path: [stamp[0], stamp[1], bindings] for path, (stamp, bindings) in modules.items()}}
+    try:
+        write_atomically(where, json.dumps(kept, separators=(",", ":")).encode("utf-8"), suffix=".imports")
+    except OSError:
+        pass            # a read-only tree: the next process reads the modules again
 
 
 _IMPORT_LINE = re.compile(rb"^(?:import|from)[ \t\\(]", re.M)
