@@ -227,7 +227,7 @@ def test_module_imports_are_kept_between_processes_and_read_again_when_a_file_ch
         (folder / "mypkg" / f"other{k}.py").write_text(f"import os\nfrom mypkg import ops\nX = {k}\n")
     ops = str(folder / "mypkg" / "ops.py")
     cache = Cache(cache_dir=str(tmp_path / "cache"))
-    monkeypatch.setattr(project_module, "_IMPORTS_FOLDER", [cache.imports_folder])
+    monkeypatch.setattr(project_module, "_CACHE", [cache])
     read = collections.Counter()
     top_level_imports = project_module.top_level_imports
 
@@ -256,11 +256,57 @@ def test_module_imports_are_kept_between_processes_and_read_again_when_a_file_ch
         next(iter((tmp_path / "cache").rglob("*.imports"))).write_bytes(damaged)
         read.clear()
         assert importers_in_a_new_process() == [n for n in first if n != "other3.py"] and read
-    monkeypatch.setattr(project_module, "_IMPORTS_FOLDER", [None])     # --no-cache: nothing kept
+    monkeypatch.setattr(project_module, "_CACHE", [None])     # --no-cache: nothing kept
     shutil.rmtree(tmp_path / "cache")
     read.clear()
     importers_in_a_new_process()
     assert read and not (tmp_path / "cache").exists()
+
+
+def test_importers_traced_calls_are_kept_between_processes_and_analysed_again_when_one_changes(
+        tmp_path, monkeypatch):
+    # A helper linted alone (a flake8 worker, a pre-commit hook) needs the traced calls its
+    # importers make into it; a new process takes them from the cache instead of analysing every
+    # importer again, and analyses again only the importer that changed.
+    from jaxlint import project as project_module
+    from jaxlint.analysis import incoming
+    from jaxlint.cache import Cache
+    from jaxlint.config import Config
+    folder = tmp_path / "p"
+    helper = str(folder / _chain_project(folder, 3))
+    cache = Cache(cache_dir=str(tmp_path / "cache"))
+    monkeypatch.setattr(project_module, "_CACHE", [cache])
+    analysed = collections.Counter()
+    analysis = incoming.Analysis
+
+    def counted(tree, path, *args, **kwargs):
+        analysed[os.path.basename(path)] += 1
+        return analysis(tree, path, *args, **kwargs)
+
+    monkeypatch.setattr(incoming, "Analysis", counted)
+
+    def calls_in_a_new_process():
+        project_module._SHARED.clear()
+        project_module.next_run()
+        analysed.clear()
+        return incoming.incoming_calls(Project.at(str(folder)), helper, Config())
+
+    first = calls_in_a_new_process()
+    assert [call.name for call in first] == ["f3"] and first[0].entry == "step"
+    assert sorted(analysed) == ["m0.py", "m1.py", "m2.py"]
+    assert list((tmp_path / "cache").rglob("*.calls"))
+    assert calls_in_a_new_process() == first and not analysed            # all from the cache
+    # m0's step now marks `n` static: nothing traced reaches the helper any more
+    (folder / "chain" / "m0.py").write_text(
+        "import functools\n\nimport jax\nfrom chain.m1 import f1\n\n\n"
+        "@functools.partial(jax.jit, static_argnums=0)\ndef step(n):\n    return f1(n)\n")
+    assert calls_in_a_new_process() == () and "m0.py" in analysed
+    for entry in (tmp_path / "cache").rglob("*.calls"):
+        entry.write_bytes(b"{not json")                                   # a damaged entry: a miss
+    assert calls_in_a_new_process() == () and "m0.py" in analysed
+    monkeypatch.setattr(project_module, "_CACHE", [None])               # --no-cache: nothing kept
+    shutil.rmtree(tmp_path / "cache")
+    assert calls_in_a_new_process() == () and not (tmp_path / "cache").exists()
 
 
 def test_check_keeps_module_imports_only_in_its_cache(tmp_path):

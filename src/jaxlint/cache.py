@@ -71,7 +71,7 @@ class Cache:
 
     def imports_folder(self, root: str) -> Optional[str]:
         """The folder that keeps the module imports of the project at `root` between runs
-        (project.keep_imports_in), made if need be; None when it cannot be."""
+        (project.use_cache), made if need be; None when it cannot be."""
         marker = os.path.join(root, "__init__.py")      # a file of the root: its folder's cache
         self.prepare(marker)
         folder = self.folder(marker)
@@ -89,13 +89,11 @@ class Cache:
 
     def get(self, path: str, key: str):
         """(FileResult, CellMap or None) from a valid entry, else None."""
+        payload = self.get_payload(path, key)
         try:
-            with open(os.path.join(self.folder(path), key + ".json"), "rb") as fh:
-                entry = json.loads(fh.read())
-            if (entry.get("format") != FORMAT or entry.get("jaxlint") != self.version
-                    or entry.get("key") != key):
-                raise ValueError("foreign entry")
-            found = decode(path, entry["payload"])
+            if payload is None:
+                raise ValueError("no entry")
+            found = decode(path, payload)
             if any(file_digest(other) != digest for other, digest in found[0].depends.items()):
                 raise ValueError("a module it depends on changed")
         except Exception:  # noqa: BLE001 - any bad entry is a miss, never an error
@@ -104,7 +102,21 @@ class Cache:
         self.hits += 1
         return found
 
-    def put(self, path: str, key: str, payload: dict) -> None:
+    def get_payload(self, path: str, key: str, suffix: str = ".json"):
+        """The payload of a valid entry of ours (this format, this version, this key), else None.
+        Entries other than a file's result (`suffix`) keep what a new process would otherwise
+        compute again, such as the traced calls an importer makes (analysis.incoming)."""
+        try:
+            with open(os.path.join(self.folder(path), key + suffix), "rb") as fh:
+                entry = json.loads(fh.read())
+            if (entry.get("format") != FORMAT or entry.get("jaxlint") != self.version
+                    or entry.get("key") != key):
+                raise ValueError("foreign entry")
+            return entry["payload"]
+        except Exception:  # noqa: BLE001 - any bad entry is a miss, never an error
+            return None
+
+    def put(self, path: str, key: str, payload: dict, suffix: str = ".json") -> None:
         if not self.writable:
             return
         folder = self.folder(path)
@@ -112,8 +124,8 @@ class Cache:
         try:
             if folder not in self._ready:
                 self._prepare(folder)
-            write_atomically(os.path.join(folder, key + ".json"),
-                             json.dumps(entry, separators=(",", ":")).encode("utf-8"), suffix=".json")
+            write_atomically(os.path.join(folder, key + suffix),
+                             json.dumps(entry, separators=(",", ":")).encode("utf-8"), suffix=suffix)
         except OSError:
             self.writable = False       # read-only tree: lint on, uncached
 

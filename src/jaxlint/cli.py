@@ -307,8 +307,8 @@ def check_once(args, recorder=None) -> int:
         print(f"jaxlint: error: {exc}", file=sys.stderr)
         return 2
     cache = None if args.no_cache else Cache(cache_dir=args.cache_dir)
-    from jaxlint.project import keep_imports_in
-    keep_imports_in(cache.imports_folder if cache is not None else None)
+    from jaxlint.project import use_cache
+    use_cache(cache)
     if recorder is not None:
         _snapshot(recorder, targets, walked, cache, args.config)
     if args.stdin:

@@ -26,7 +26,7 @@ from jaxlint.engine import analyse_tree, file_noqa, file_suppressed, internal_er
 from jaxlint.findings import FileResult
 from jaxlint.analysis.crossmodule import calls_project_jit
 from jaxlint.analysis.incoming import incoming_calls
-from jaxlint.project import keep_imports_in, next_run, project_of
+from jaxlint.project import next_run, project_of, use_cache
 from jaxlint.source import markers, paused_gc
 
 
@@ -76,7 +76,7 @@ class JaxlintChecker:
         cls._markers = tuple(m.decode() for m in markers(cls.config))   # its wrappers' modules too
         cls.cache = None if getattr(options, "jaxlint_no_cache", False) else \
             Cache(cache_dir=getattr(options, "jaxlint_cache_dir", "") or None)
-        keep_imports_in(cls.cache.imports_folder if cls.cache is not None else None)
+        use_cache(cls.cache)
 
     def __init__(self, tree, filename="<unknown>", lines=None):
         self.tree = tree

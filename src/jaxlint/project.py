@@ -428,22 +428,28 @@ class Project:
 
 # -- the imports of a project's modules, kept on disk between processes --------------------------
 
-# project root -> the folder its imports are kept in (None: not kept), from the result cache of
-# the front end (`keep_imports_in`); with --no-cache nothing is read or written.
-_IMPORTS_FOLDER = [None]
+# The result cache of the front end (cache.Cache; None with --no-cache): besides each file's
+# result, it keeps what a new process would otherwise read again from many files (the imports
+# of every module of a project, the traced calls an importer makes into a module).
+_CACHE = [None]
 _IMPORTS_FORMAT = 1
 
 
-def keep_imports_in(folder_of) -> None:
-    """Keep each project's module imports in `folder_of(project root)` (a folder, or None when it
-    cannot be written), between processes; None: nowhere (read every module's imports again)."""
-    _IMPORTS_FOLDER[0] = folder_of
+def use_cache(cache) -> None:
+    """Keep project-wide answers in `cache` between processes (None: nowhere; every module is
+    read again by each process)."""
+    _CACHE[0] = cache
+
+
+def result_cache():
+    """The cache set by `use_cache`, or None."""
+    return _CACHE[0]
 
 
 def _imports_path(root: str) -> Optional[str]:
     """The store of the project at `root`: one file per root (a `--cache-dir` holds several)."""
-    folder_of = _IMPORTS_FOLDER[0]
-    folder = folder_of(root) if folder_of is not None else None
+    cache = _CACHE[0]
+    folder = cache.imports_folder(root) if cache is not None else None
     if not folder:
         return None
     import hashlib

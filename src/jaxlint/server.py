@@ -72,8 +72,8 @@ def main(args=None) -> int:
     if not getattr(args, "no_cache", False):
         from jaxlint.cache import Cache
         cache = Cache(cache_dir=getattr(args, "cache_dir", None))
-    from jaxlint.project import keep_imports_in
-    keep_imports_in(cache.imports_folder if cache is not None else None)
+    from jaxlint.project import use_cache
+    use_cache(cache)
     server = JaxlintServer(cache)
     server.start_io()
     return 0 if server.shut_down else 1

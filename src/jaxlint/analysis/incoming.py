@@ -16,11 +16,13 @@ module never imports this.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.crossmodule import MAX_IMPORTERS_READ, bytes_digest, file_digest, parsed_tree
+from jaxlint.analysis.crossmodule import (MAX_IMPORTERS_READ, ExternalCall, bytes_digest, file_digest,
+                                          parsed_tree)
 from jaxlint.analysis.file import Analysis
 from jaxlint.project import MAX_BOUNDARIES, run_number
 
@@ -120,11 +122,19 @@ class _Walk:
         return ok
 
     def _read(self, full: str, externals: tuple) -> tuple:
-        from jaxlint.project import _read
+        from jaxlint.project import _read, result_cache
         data = _read(full)
         digest = bytes_digest(data)
         if not externals and b"jax" not in data and b"jit" not in data:
             return (), digest
+        cache = result_cache()
+        key = None
+        if cache is not None:       # kept by an earlier process (flake8 starts one per run)
+            key = cache.key(full, data, "\0".join((self.fingerprint, "incoming", full, json.dumps(
+                [call.to_json() for call in externals], separators=(",", ":")))))
+            kept = _kept_outgoing(cache.get_payload(full, key, _SUFFIX))
+            if kept is not None:
+                return kept, digest
         if self.budget <= 0:
             self.cut = True
             return (), digest
@@ -134,9 +144,13 @@ class _Walk:
                                 data.decode("utf-8", "replace").splitlines(), project=self.project,
                                 externals=externals)
             outgoing = tuple(analysis.outgoing)
+            depends = analysis.all_depends()
             analysis.release()
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            outgoing = ()
+            outgoing, depends = (), {}
+        if key is not None:
+            cache.put(full, key, {"outgoing": [call.to_json() for call in outgoing],
+                                  "depends": depends}, _SUFFIX)
         return outgoing, digest
 
     def files(self, keys) -> dict:
@@ -151,6 +165,22 @@ class _Walk:
             found[key[0]] = answer.digest
             todo.extend(answer.children)
         return found
+
+
+_SUFFIX = ".calls"      # beside the result entries (.json) of the cache, not counted as one
+
+
+def _kept_outgoing(payload) -> Optional[tuple]:
+    """The calls of a kept entry whose modules are all as they were read, else None (a damaged
+    or foreign entry is a miss, never an error)."""
+    if payload is None:
+        return None
+    try:
+        if any(file_digest(other) != digest for other, digest in payload["depends"].items()):
+            return None
+        return tuple(ExternalCall.from_json(item) for item in payload["outgoing"])
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _digest(project, full: str, generation: int) -> str:
