@@ -68,6 +68,35 @@ def test_exclude_and_extend_exclude(tmp_path, capsys):
     assert f"{named}: note: linted although excluded by " in capsys.readouterr().err
 
 
+def test_bare_name_patterns_match_as_pathspec_matches_them():
+    # Bare names (the default excludes, `tests`, `*_pb2.py`) are matched without importing
+    # pathspec; every answer must be the one .gitignore's rules give.
+    import random
+    import subprocess
+    import sys
+
+    import pathspec
+
+    from jaxlint.config import DEFAULT_EXCLUDE, _NameSpec, spec
+    rng = random.Random(7)
+    names = ["build", "a", "b.py", ".git", "x.egg-info", "gen_pb2.py", "tests", "t_test.py", "ab", "a.b"]
+    patterns = ["build", "a", "*.py", "*.egg-info", "*_pb2.py", "t*", "?b", "a.*", "*", ".git", "tests"]
+    for _ in range(3000):
+        chosen = rng.sample(patterns, rng.randint(1, 3))
+        path = "/".join(rng.choice(names) for _ in range(rng.randint(1, 4))) + rng.choice(["", "/"])
+        ours = spec(chosen)
+        assert isinstance(ours, _NameSpec)
+        assert ours.match_file(path) == pathspec.GitIgnoreSpec.from_lines(chosen).match_file(path), (chosen, path)
+    assert isinstance(spec(DEFAULT_EXCLUDE), _NameSpec)
+    for other in (["src/gen/*"], ["!keep.py"], ["build/"], ["[ab].py"], ["**/gen"]):
+        assert not isinstance(spec(other), _NameSpec)       # left to pathspec
+    code = ("import sys; from jaxlint.config import Config; c = Config(); "
+            "assert c.excluded('build/x.py') and not c.excluded('src/x.py'); "
+            "print('pathspec' in sys.modules)")
+    imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert imported.stdout.strip() == "False"
+
+
 def test_exclude_replaces_the_defaults(tmp_path, capsys):
     project(tmp_path, '[tool.jaxlint]\nexclude = ["other"]\n', {"build/d.py": SLICE})
     assert codes(capsys, tmp_path) == (1, ["JAX104"])

@@ -9,6 +9,7 @@ key and what is accepted, because a silently ignored setting is worse than no se
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import functools
 import os
 import re
@@ -16,7 +17,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
-import pathspec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -117,9 +117,36 @@ class Config:
         return tuple((spec((pattern,)), codes) for pattern, codes in self.per_file_ignores)
 
 
-def spec(patterns) -> pathspec.PathSpec:
-    """Glob patterns with .gitignore's meaning (see Config.excluded)."""
-    return pathspec.GitIgnoreSpec.from_lines([p for p in patterns if p.strip()])
+def spec(patterns):
+    """Glob patterns with .gitignore's meaning (see Config.excluded): an object with
+    `match_file(relative path)`. Patterns that are each a bare name are matched here; any other
+    set by pathspec, imported then (with its dependencies it is a fifth of the start of a
+    one-file run)."""
+    patterns = [p for p in patterns if p.strip()]
+    if all(_BARE_NAME.match(p) for p in patterns):
+        return _NameSpec(patterns)
+    import pathspec
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+# A pattern without a slash, a leading `!` or `#`, brackets, a backslash or white space: in a
+# .gitignore it matches any file or folder of that name at any depth (a folder with all in it),
+# `*` and `?` within the name only.
+_BARE_NAME = re.compile(r"[A-Za-z0-9_.*?+=@~,%-]+\Z")
+
+
+class _NameSpec:
+    """The bare-name patterns of `spec`: a path matches when one of its parts does."""
+
+    def __init__(self, patterns):
+        self.names = frozenset(p for p in patterns if "*" not in p and "?" not in p)
+        wild = [p for p in patterns if "*" in p or "?" in p]
+        self.wild = re.compile("|".join(fnmatch.translate(p) for p in wild)) if wild else None
+
+    def match_file(self, path: str) -> bool:
+        parts = [part for part in path.split("/") if part]
+        return any(part in self.names or (self.wild is not None and self.wild.match(part))
+                   for part in parts)
 
 
 # -- reading values -------------------------------------------------------------------------------

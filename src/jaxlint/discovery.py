@@ -13,8 +13,6 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-import pathspec
-
 from jaxlint.config import ConfigFinder
 
 SUFFIXES = (".py", ".ipynb")
@@ -124,6 +122,7 @@ class IgnoreFiles:
         for name in files:
             lines = _read_lines(name)
             if lines:
+                import pathspec        # only where a folder has ignore files
                 chain += ((folder, pathspec.GitIgnoreSpec.from_lines(lines)),)
         self._chains[folder] = chain
         return chain
