@@ -309,6 +309,49 @@ def test_importers_traced_calls_are_kept_between_processes_and_analysed_again_wh
     assert calls_in_a_new_process() == () and not (tmp_path / "cache").exists()
 
 
+def test_the_jit_sites_of_an_imported_module_are_named_from_the_cache_in_a_new_process(tmp_path, monkeypatch):
+    # A module imported for one name is parsed to learn whether that name is a jit site; a new
+    # process learns it from the cache, and parses again only a module that changed.
+    from jaxlint import project as project_module
+    from jaxlint.analysis import crossmodule
+    from jaxlint.cache import Cache
+    from jaxlint.config import Config
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "ragged_loader", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+    model = folder / "fitpkg" / "model.py"
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(project_module, "_CACHE", [Cache(cache_dir=str(cache))])
+    parsed = []
+    read = crossmodule._read_jit_entries
+
+    def counted(path, wrappers):
+        parsed.append(os.path.basename(path))
+        return read(path, wrappers)
+
+    monkeypatch.setattr(crossmodule, "_read_jit_entries", counted)
+
+    def names_in_a_new_process():
+        project_module._SHARED.clear()
+        project_module.next_run()
+        parsed.clear()
+        return crossmodule.jit_entry_names(Project.at(str(folder)), str(model), Config())
+
+    assert names_in_a_new_process() == {"fit_step"} and parsed == ["model.py"]
+    assert names_in_a_new_process() == {"fit_step"} and parsed == []
+    model.write_text(model.read_text() + "\n\n@jax.jit\ndef predict(w, x):\n    return x @ w\n")
+    assert names_in_a_new_process() == {"fit_step", "predict"} and parsed == ["model.py"]
+    monkeypatch.setattr(project_module, "_CACHE", [None])
+    assert names_in_a_new_process() == {"fit_step", "predict"} and parsed == ["model.py"]
+    # the caller's finding through the kept names, after an edit of the caller
+    train = os.path.join("fitpkg", "train.py")
+    expected = {(train, 16, "JAX303")}
+    assert _reported(jaxlint("check", "--cache-dir", cache, train, cwd=folder), folder) == expected
+    assert list(cache.rglob("*.names"))
+    (folder / train).write_text((folder / train).read_text() + "\n# edited\n")
+    assert _reported(jaxlint("check", "--cache-dir", cache, train, cwd=folder), folder) == expected
+    assert _reported(jaxlint("check", "--no-cache", train, cwd=folder), folder) == expected
+
+
 def test_check_keeps_module_imports_only_in_its_cache(tmp_path):
     folder = tmp_path / "p"
     shutil.copytree(PROJECTS / "helper_bool", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))

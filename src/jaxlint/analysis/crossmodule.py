@@ -411,6 +411,35 @@ def jit_entries_of(project, path: str, config=None) -> tuple:
                        ({}, ""), repr(sorted(wrappers.items())))
 
 
+def jit_entry_names(project, path: str, config=None) -> frozenset:
+    """The names of `jit_entries_of(path)`, without parsing the module when a process before
+    this one already did: kept in the result cache (`project.use_cache`) under the module's
+    bytes, path and jit wrappers. A module of hundreds of functions is often imported for a
+    name that is not a jit site; this answers it from one small entry."""
+    wrappers = _wrappers(config)
+    extra = repr(sorted(wrappers.items()))
+    return per_version(project, "jit_entry_names", path,
+                       lambda full: _read_jit_entry_names(project, full, config, extra), frozenset(), extra)
+
+
+_NAMES_SUFFIX = ".names"        # beside the result entries (.json) of the cache
+
+
+def _read_jit_entry_names(project, full: str, config, extra: str) -> frozenset:
+    from jaxlint.project import _read, result_cache
+    cache = result_cache()
+    key = None
+    if cache is not None:
+        key = cache.key(full, _read(full), f"{extra}\0jit-entry-names\0{full}")
+        kept = cache.get_payload(full, key, _NAMES_SUFFIX)
+        if isinstance(kept, list) and all(isinstance(name, str) for name in kept):
+            return frozenset(kept)
+    names = frozenset(jit_entries_of(project, full, config)[0])
+    if key is not None:
+        cache.put(full, key, sorted(names), _NAMES_SUFFIX)
+    return names
+
+
 def may_jit(project, path: str, name: str, config=None) -> bool:
     """Could the module at `path` bind `name` to a jitted function? False when no decorator
     line above a `def name` and no `name = ...` statement near a mention of jit or a configured
@@ -480,7 +509,8 @@ def jitted_imports(project, path: str, imported: dict, names: set, attrs: dict, 
         target = project.resolve(dotted, path) if local in names else None
         if target is None:              # `from pkg.train import step` ... `step(...)`
             continue
-        if not may_jit(project, target.path, target.name, config):
+        if not may_jit(project, target.path, target.name, config) \
+                or target.name not in jit_entry_names(project, target.path, config):
             depends[os.path.abspath(target.path)] = file_digest(target.path)
             continue
         entries, digest = jit_entries_of(project, target.path, config)

@@ -17,7 +17,7 @@ from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.crossmodule import (ExternalCall, Kept, ProjectView, calls_in_text, classes_passed_by_importers,
-                                         file_digest, jit_entries_of, jitted_imports,
+                                         file_digest, jit_entries_of, jit_entry_names, jitted_imports,
                                          module_classes, parsed_tree, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, bind_arguments, parameter_defaults
 from jaxlint.analysis.flag_params import flag_params, passes_container
@@ -527,6 +527,9 @@ class Analysis:
                 continue
             target = view.target_of(node.func)
             if target is None:
+                continue
+            if target.name not in jit_entry_names(project, target.path, self.config):
+                self.depends[os.path.abspath(target.path)] = file_digest(target.path)
                 continue
             entries, digest = jit_entries_of(project, target.path, self.config)
             self.depends[os.path.abspath(target.path)] = digest
