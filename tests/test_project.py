@@ -531,13 +531,15 @@ def test_a_local_name_hiding_the_imported_jit_is_not_its_call(tmp_path):
 
 
 @pytest.mark.parametrize("folder", CASES, ids=lambda p: p.name)
-def test_flake8_reports_what_check_reports_across_modules(folder):
-    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", "."], cwd=folder,
-                            capture_output=True, text=True, timeout=300)
+def test_flake8_reports_what_check_reports_across_modules(folder, tmp_path):
+    # the plugin's cache on, kept out of the source tree
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", f"--jaxlint-cache-dir={tmp_path}",
+                             "."], cwd=folder, capture_output=True, text=True, timeout=300)
     found = {(line.split(":")[0].removeprefix("./"), int(line.split(":")[1]), line.split()[1])
              for line in flake8.stdout.splitlines() if ": JAX" in line}
     assert found == _expected(folder), flake8.stdout + flake8.stderr
-    alone = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", "--jaxlint-no-project", "."],
+    alone = subprocess.run([sys.executable, "-m", "flake8", "--select=JAX", "--jaxlint-no-project",
+                            f"--jaxlint-cache-dir={tmp_path}", "."],
                            cwd=folder, capture_output=True, text=True, timeout=300)
     assert ": JAX" not in alone.stdout, alone.stdout + alone.stderr
 
