@@ -79,8 +79,8 @@ def test_bare_name_patterns_match_as_pathspec_matches_them():
 
     from jaxlint.config import DEFAULT_EXCLUDE, _NameSpec, spec
     rng = random.Random(7)
-    names = ["build", "a", "b.py", ".git", "x.egg-info", "gen_pb2.py", "tests", "t_test.py", "ab", "a.b"]
-    patterns = ["build", "a", "*.py", "*.egg-info", "*_pb2.py", "t*", "?b", "a.*", "*", ".git", "tests"]
+    names = ["build", "a", "b.py", ".git", "x.egg-info", "gen_pb2.py", "tests", "t_test.py", "ab", "a.b", "..."]
+    patterns = ["build", "a", "*.py", "*.egg-info", "*_pb2.py", "t*", "?b", "a.*", "*", ".git", "tests", "..."]
     for _ in range(3000):
         chosen = rng.sample(patterns, rng.randint(1, 3))
         path = "/".join(rng.choice(names) for _ in range(rng.randint(1, 4))) + rng.choice(["", "/"])
@@ -88,7 +88,7 @@ def test_bare_name_patterns_match_as_pathspec_matches_them():
         assert isinstance(ours, _NameSpec)
         assert ours.match_file(path) == pathspec.GitIgnoreSpec.from_lines(chosen).match_file(path), (chosen, path)
     assert isinstance(spec(DEFAULT_EXCLUDE), _NameSpec)
-    for other in (["src/gen/*"], ["!keep.py"], ["build/"], ["[ab].py"], ["**/gen"]):
+    for other in (["src/gen/*"], ["!keep.py"], ["build/"], ["[ab].py"], ["**/gen"], ["."], [".."]):
         assert not isinstance(spec(other), _NameSpec)       # left to pathspec
     code = ("import sys; from jaxlint.config import Config; c = Config(); "
             "assert c.excluded('build/x.py') and not c.excluded('src/x.py'); "

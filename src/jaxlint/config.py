@@ -129,10 +129,10 @@ def spec(patterns):
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
-# A pattern without a slash, a leading `!` or `#`, brackets, a backslash or white space: in a
-# .gitignore it matches any file or folder of that name at any depth (a folder with all in it),
-# `*` and `?` within the name only.
-_BARE_NAME = re.compile(r"[A-Za-z0-9_.*?+=@~,%-]+\Z")
+# A pattern without a slash, a leading `!` or `#`, brackets, a backslash or white space, and not
+# `.` or `..`: in a .gitignore it matches any file or folder of that name at any depth (a folder
+# with all in it), `*` and `?` within the name only. `.` and `..` match nothing there.
+_BARE_NAME = re.compile(r"(?!\.\.?\Z)[A-Za-z0-9_.*?+=@~,%-]+\Z")
 
 
 class _NameSpec:
