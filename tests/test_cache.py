@@ -221,3 +221,22 @@ def test_a_module_that_calls_no_jitted_function_is_linted_once_one_does(tmp_path
     assert after == lint(tmp_path)          # as an uncached run: the stale answer is not used
     assert [[code for _, _, code, _, _ in found] for path, found, _ in after
             if path.endswith("runner.py")] == [["JAX201"]]
+
+
+def test_an_entry_is_a_miss_once_a_module_it_was_read_from_changes(tmp_path):
+    # Every kind of entry (a file's result, an importer's traced calls) names the other modules
+    # it was computed from; the cache checks them in one place before handing a payload out.
+    from jaxlint.analysis.crossmodule import file_digest
+    from jaxlint.project import next_run
+    main_file, helper = tmp_path / "main.py", tmp_path / "helper.py"
+    main_file.write_text("import helper\n")
+    helper.write_text("def f(n):\n    return n\n")
+    cache = Cache(cache_dir=str(tmp_path / "cache"))
+    key = cache.key(str(main_file), main_file.read_bytes(), "test")
+    payload = {"outgoing": [], "depends": {str(helper): file_digest(str(helper))}}
+    cache.put(str(main_file), key, payload, ".calls")
+    assert cache.get_payload(str(main_file), key, ".calls") == payload
+    assert cache.get_payload(str(main_file), key) is None          # another kind of entry
+    helper.write_text("def f(n):\n    return -n\n")
+    next_run()                      # files are looked at once per run
+    assert cache.get_payload(str(main_file), key, ".calls") is None

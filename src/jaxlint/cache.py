@@ -92,10 +92,8 @@ class Cache:
         payload = self.get_payload(path, key)
         try:
             if payload is None:
-                raise ValueError("no entry")
+                raise ValueError("no entry, or a module it depends on changed")
             found = decode(path, payload)
-            if any(file_digest(other) != digest for other, digest in found[0].depends.items()):
-                raise ValueError("a module it depends on changed")
         except Exception:  # noqa: BLE001 - any bad entry is a miss, never an error
             self.misses += 1
             return None
@@ -103,16 +101,21 @@ class Cache:
         return found
 
     def get_payload(self, path: str, key: str, suffix: str = ".json"):
-        """The payload of a valid entry of ours (this format, this version, this key), else None.
-        Entries other than a file's result (`suffix`) keep what a new process would otherwise
-        compute again, such as the traced calls an importer makes (analysis.incoming)."""
+        """The payload of a valid entry of ours (this format, this version, this key) whose
+        `depends` ({other file: digest}, when the payload is a dict with one) all still hold,
+        else None. Entries other than a file's result (`suffix`) keep what a new process would
+        otherwise compute again, such as the traced calls an importer makes (analysis.incoming)."""
         try:
             with open(os.path.join(self.folder(path), key + suffix), "rb") as fh:
                 entry = json.loads(fh.read())
             if (entry.get("format") != FORMAT or entry.get("jaxlint") != self.version
                     or entry.get("key") != key):
                 raise ValueError("foreign entry")
-            return entry["payload"]
+            payload = entry["payload"]
+            depends = payload.get("depends") if isinstance(payload, dict) else None
+            if depends and any(file_digest(other) != digest for other, digest in depends.items()):
+                raise ValueError("a module it depends on changed")
+            return payload
         except Exception:  # noqa: BLE001 - any bad entry is a miss, never an error
             return None
 

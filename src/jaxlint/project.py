@@ -430,7 +430,8 @@ class Project:
 
 # The result cache of the front end (cache.Cache; None with --no-cache): besides each file's
 # result, it keeps what a new process would otherwise read again from many files (the imports
-# of every module of a project, the traced calls an importer makes into a module).
+# of every module of a project, the traced calls an importer makes into a module, the names of
+# a module's jit sites).
 _CACHE = [None]
 _IMPORTS_FORMAT = 1
 

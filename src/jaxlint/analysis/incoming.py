@@ -146,8 +146,10 @@ class _Walk:
             outgoing = tuple(analysis.outgoing)
             depends = analysis.all_depends()
             analysis.release()
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            outgoing, depends = (), {}
+        except (SyntaxError, ValueError):
+            outgoing, depends = (), {}       # the bytes hold no module: kept as such
+        except (RecursionError, MemoryError):
+            return (), digest                # this process's limits: not kept for the next
         if key is not None:
             cache.put(full, key, {"outgoing": [call.to_json() for call in outgoing],
                                   "depends": depends}, _SUFFIX)
@@ -171,13 +173,11 @@ _SUFFIX = ".calls"      # beside the result entries (.json) of the cache, not co
 
 
 def _kept_outgoing(payload) -> Optional[tuple]:
-    """The calls of a kept entry whose modules are all as they were read, else None (a damaged
-    or foreign entry is a miss, never an error)."""
+    """The calls of a kept entry (Cache.get_payload has checked the modules it was read from),
+    else None: a damaged or foreign entry is a miss, never an error."""
     if payload is None:
         return None
     try:
-        if any(file_digest(other) != digest for other, digest in payload["depends"].items()):
-            return None
         return tuple(ExternalCall.from_json(item) for item in payload["outgoing"])
     except Exception:  # noqa: BLE001
         return None
