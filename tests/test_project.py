@@ -352,6 +352,26 @@ def test_the_jit_sites_of_an_imported_module_are_named_from_the_cache_in_a_new_p
     assert _reported(jaxlint("check", "--no-cache", train, cwd=folder), folder) == expected
 
 
+def test_projects_sharing_a_cache_folder_do_not_take_each_others_answers(tmp_path):
+    # Two projects hold the same `deqsolve/model.py` (same bytes), whose trace calls the helper
+    # `deqsolve/ops.py`: unrolled where the count comes from a config module, bounded in the
+    # other. One `--cache-dir` for both (a CI cache, a flake8 option) keeps an answer per project:
+    # the model's cached traces must not point into the other project's helper.
+    cache = tmp_path / "cache"
+    ops = os.path.join("deqsolve", "ops.py")
+    model = os.path.join("deqsolve", "model.py")
+    assert (PROJECTS / "refine_bounded" / model).read_bytes() == (PROJECTS / "refine_from_config" / model).read_bytes()
+    answers = {}
+    for case in ("refine_bounded", "refine_from_config", "refine_bounded"):
+        folder = tmp_path / case
+        if not folder.exists():
+            shutil.copytree(PROJECTS / case, folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+        answers.setdefault(case, []).append(
+            _reported(jaxlint("check", "--cache-dir", cache, ops, cwd=folder), folder))
+        assert answers[case][-1] == _reported(check(ops, cwd=folder), folder)
+    assert answers == {"refine_bounded": [set(), set()], "refine_from_config": [{(ops, 5, "JAX302")}]}
+
+
 def test_check_keeps_module_imports_only_in_its_cache(tmp_path):
     folder = tmp_path / "p"
     shutil.copytree(PROJECTS / "helper_bool", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))

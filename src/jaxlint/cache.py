@@ -79,9 +79,14 @@ class Cache:
 
     # -- what -------------------------------------------------------------------------------
     def key(self, path: str, data: bytes, fingerprint: str) -> str:
+        """Of the bytes, the settings and the path: within the project's own cache folder the
+        path from its root (a project moved with its cache keeps the answers that need no other
+        file); in a `--cache-dir` shared by several projects the whole path, since two projects
+        can hold the same file at the same place (`pkg/ops.py`) whose answer differs with the
+        modules around it."""
         full = os.path.abspath(path)
         root = self.project_root(os.path.dirname(full))
-        rel = full[len(root):] if full.startswith(root) else full
+        rel = full[len(root):] if full.startswith(root) and not self.cache_dir else full
         digest = hashlib.sha256(self._salt)
         digest.update(f"{fingerprint}\0{rel}\0".encode("utf-8", "surrogateescape"))
         digest.update(data)
