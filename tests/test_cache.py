@@ -4,6 +4,7 @@ off a terminal."""
 import io
 import json
 import os
+import stat
 import subprocess
 import sys
 
@@ -149,7 +150,7 @@ def test_no_cache_neither_reads_nor_writes(tree, capsys):
 def test_unwritable_cache_does_not_stop_the_run(tree, capsys, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
-    monkeypatch.setattr("jaxlint.atomic.tempfile.mkstemp", refuse)
+    monkeypatch.setattr("jaxlint.atomic._create", refuse)
     cache = Cache()
     assert lint(tree, cache) == lint(tree)
     assert not cache.writable and not entries(tree)
@@ -240,3 +241,26 @@ def test_an_entry_is_a_miss_once_a_module_it_was_read_from_changes(tmp_path):
     helper.write_text("def f(n):\n    return -n\n")
     next_run()                      # files are looked at once per run
     assert cache.get_payload(str(main_file), key, ".calls") is None
+
+
+def test_atomic_write_replaces_whole_files_and_leaves_no_temporary_behind(tmp_path, monkeypatch):
+    from jaxlint import atomic
+    target = tmp_path / "entry.json"
+    atomic.write_atomically(str(target), b"first", suffix=".json")
+    assert target.read_bytes() == b"first" and stat.S_IMODE(target.stat().st_mode) == 0o600
+    script = tmp_path / "run.sh"
+    script.write_bytes(b"old")
+    script.chmod(0o755)
+    atomic.write_atomically(str(script), b"new", keep_mode=True)
+    assert script.read_bytes() == b"new" and stat.S_IMODE(script.stat().st_mode) == 0o755
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(OSError):            # os.replace onto a folder fails: nothing stays behind
+        atomic.write_atomically(str(tmp_path / "folder"), b"x")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["entry.json", "folder", "run.sh"]
+    draws = iter([b"\0" * 6, b"\0" * 6, b"\1" * 6])      # a name in use is never taken over
+    monkeypatch.setattr(atomic.os, "urandom", lambda n: next(draws))
+    busy = tmp_path / f".tmp-{os.getpid()}-{'00' * 6}"
+    busy.write_bytes(b"another writer's")
+    atomic.write_atomically(str(target), b"second")
+    assert target.read_bytes() == b"second" and busy.read_bytes() == b"another writer's"

@@ -251,8 +251,11 @@ def test_module_imports_are_kept_between_processes_and_read_again_when_a_file_ch
     other.write_text("import os\nX = 3\n")        # no longer imports ops (and its size changed)
     assert importers_in_a_new_process() == [n for n in first if n != "other3.py"]
     assert list(read) == [other.read_bytes()]               # only the changed file read
-    for damaged in (b"{not json", b'{"format": 1, "root": "elsewhere", "modules": {}}',
-                    b'{"format": 1, "root": %s, "modules": {"x": [1]}}' % json.dumps(str(folder)).encode()):
+    form = project_module._IMPORTS_FORMAT
+    for damaged in (b"{not json", b'{"format": %d, "root": "elsewhere", "modules": {}}' % form,
+                    b'{"format": %d, "root": %s, "modules": {"x": [1]}}' % (form, json.dumps(str(folder)).encode()),
+                    b'{"format": %d, "root": %s, "modules": {%s: [1, 2, {}, 3, true]}}'
+                    % (form, json.dumps(str(folder)).encode(), json.dumps(ops).encode())):
         next(iter((tmp_path / "cache").rglob("*.imports"))).write_bytes(damaged)
         read.clear()
         assert importers_in_a_new_process() == [n for n in first if n != "other3.py"] and read
@@ -269,7 +272,7 @@ def test_importers_traced_calls_are_kept_between_processes_and_analysed_again_wh
     # importers make into it; a new process takes them from the cache instead of analysing every
     # importer again, and analyses again only the importer that changed.
     from jaxlint import project as project_module
-    from jaxlint.analysis import incoming
+    from jaxlint.analysis import crossmodule, incoming
     from jaxlint.cache import Cache
     from jaxlint.config import Config
     folder = tmp_path / "p"
@@ -284,11 +287,21 @@ def test_importers_traced_calls_are_kept_between_processes_and_analysed_again_wh
         return analysis(tree, path, *args, **kwargs)
 
     monkeypatch.setattr(incoming, "Analysis", counted)
+    read = collections.Counter()
+    read_file = project_module._read
+
+    def counted_read(path):
+        read[os.path.basename(path)] += 1
+        return read_file(path)
+
+    monkeypatch.setattr(project_module, "_read", counted_read)
 
     def calls_in_a_new_process():
         project_module._SHARED.clear()
         project_module.next_run()
+        crossmodule._DIGESTS.clear()
         analysed.clear()
+        read.clear()
         return incoming.incoming_calls(Project.at(str(folder)), helper, Config())
 
     first = calls_in_a_new_process()
@@ -296,11 +309,12 @@ def test_importers_traced_calls_are_kept_between_processes_and_analysed_again_wh
     assert sorted(analysed) == ["m0.py", "m1.py", "m2.py"]
     assert list((tmp_path / "cache").rglob("*.calls"))
     assert calls_in_a_new_process() == first and not analysed            # all from the cache
+    assert not {"m0.py", "m1.py", "m2.py"} & set(read)      # nor read: their digests were kept
     # m0's step now marks `n` static: nothing traced reaches the helper any more
     (folder / "chain" / "m0.py").write_text(
         "import functools\n\nimport jax\nfrom chain.m1 import f1\n\n\n"
         "@functools.partial(jax.jit, static_argnums=0)\ndef step(n):\n    return f1(n)\n")
-    assert calls_in_a_new_process() == () and "m0.py" in analysed
+    assert calls_in_a_new_process() == () and "m0.py" in analysed and read["m0.py"]
     for entry in (tmp_path / "cache").rglob("*.calls"):
         entry.write_bytes(b"{not json")                                   # a damaged entry: a miss
     assert calls_in_a_new_process() == () and "m0.py" in analysed

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import hashlib
 import os
 import re
 import stat
@@ -119,7 +120,7 @@ class Project:
 
     root: str
     source_roots: list = field(default_factory=list)
-    _imports: dict = field(default_factory=dict)      # path -> (mtime, size, {local: (level, dotted)})
+    _imports: dict = field(default_factory=dict)      # path -> Project._summary
     _files: Optional[list] = None
     _folders: Optional[list] = None
 
@@ -253,24 +254,40 @@ class Project:
         """Local name -> the dotted name a module's top-level imports bind it to (relative names
         keep their leading dots), read from the file once per version of it (`data`: its bytes,
         when the caller has just read them)."""
+        found = self._summary(path, data)
+        return found[1] if found is not None else {}
+
+    def kept_digest(self, path: str) -> Optional[tuple]:
+        """(digest of the bytes, does it name jax or jit) of the module's current version, as the
+        bytes were found when its imports were read (bytes_digest), in this process or
+        one before it: a module whose version is unchanged is not read again. None when the file
+        cannot be stat'ed."""
+        found = self._summary(path)
+        return (found[2], found[3]) if found is not None else None
+
+    def _summary(self, path: str, data: Optional[bytes] = None) -> Optional[tuple]:
+        """(version, imports, digest, names jax) of the module at `path`, read once per version."""
         stamp = version(path)
         if stamp is None:
-            return {}
+            return None
         cached = self._imports.get(path)
         if cached is not None and cached[0] == stamp:
-            return cached[1]
+            return cached
         stored = self._stored_imports().get(path)
         if stored is not None and stored[0] == stamp:
-            found = stored[1]
+            found = stored
         else:
-            found = import_bindings(top_level_imports(_read(path) if data is None else data))
+            if data is None:
+                data = _read(path)
+            found = (stamp, import_bindings(top_level_imports(data)), bytes_digest(data),
+                     b"jax" in data or b"jit" in data)
             self._unstored = True
-        self._imports[path] = (stamp, found)
+        self._imports[path] = found
         return found
 
     def _stored_imports(self) -> dict:
-        """path -> (version, bindings): the imports of the project's modules as the last run
-        that indexed them found them (kept on disk by `_store_imports`; empty without a store)."""
+        """path -> (version, bindings, digest, names jax): the modules as the last run that indexed
+        them found them (kept on disk by `_store_imports`; empty without a store)."""
         if "_stored" not in self.__dict__:
             self._stored = _load_imports(self.root)
         return self._stored
@@ -433,7 +450,7 @@ class Project:
 # of every module of a project, the traced calls an importer makes into a module, the names of
 # a module's jit sites).
 _CACHE = [None]
-_IMPORTS_FORMAT = 1
+_IMPORTS_FORMAT = 2      # 2: each module's digest and whether it names jax
 
 
 def use_cache(cache) -> None:
@@ -459,8 +476,9 @@ def _imports_path(root: str) -> Optional[str]:
 
 
 def _load_imports(root: str) -> dict:
-    """path -> ((mtime, size), bindings) as kept for the project at `root`; empty when nothing is
-    kept or what is there is not a store of ours (any damage is a miss, never an error)."""
+    """path -> ((mtime, size), bindings, digest, names jax) as kept for the project at `root`;
+    empty when nothing is kept or what is there is not a store of ours (any damage is a miss,
+    never an error)."""
     where = _imports_path(root)
     if where is None:
         return {}
@@ -471,10 +489,11 @@ def _load_imports(root: str) -> dict:
         if kept.get("format") != _IMPORTS_FORMAT or kept.get("root") != root:
             return {}
         found = {}
-        for path, (mtime, size, bindings) in kept["modules"].items():
+        for path, (mtime, size, bindings, digest, jaxish) in kept["modules"].items():
             if isinstance(mtime, int) and isinstance(size, int) and isinstance(bindings, dict) \
-                    and all(isinstance(v, str) for v in bindings.values()):
-                found[path] = ((mtime, size), bindings)
+                    and all(isinstance(v, str) for v in bindings.values()) \
+                    and isinstance(digest, str) and isinstance(jaxish, bool):
+                found[path] = ((mtime, size), bindings, digest, jaxish)
         return found
     except Exception:  # noqa: BLE001 - a damaged or foreign file is a miss
         return {}
@@ -487,11 +506,17 @@ def _save_imports(root: str, modules: dict) -> None:
     import json
     from jaxlint.atomic import write_atomically
     kept = {"format": _IMPORTS_FORMAT, "root": root,
-            "modules": {path: [stamp[0], stamp[1], bindings] for path, (stamp, bindings) in modules.items()}}
+            "modules": {path: [stamp[0], stamp[1], bindings, digest, jaxish]
+                        for path, (stamp, bindings, digest, jaxish) in modules.items()}}
     try:
         write_atomically(where, json.dumps(kept, separators=(",", ":")).encode("utf-8"), suffix=".imports")
     except OSError:
         pass            # a read-only tree: the next process reads the modules again
+
+
+def bytes_digest(data: bytes) -> str:
+    """The digest recorded for a file's bytes, to tell whether an answer read from it still holds."""
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 _IMPORT_LINE = re.compile(rb"^(?:import|from)[ \t\\(]", re.M)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import bisect
 import collections
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Optional
 
 from jaxlint.analysis import api_tables as api
 from jaxlint.analysis import values as vals
+from jaxlint.project import bytes_digest
 
 
 @dataclass(frozen=True)
@@ -702,21 +702,19 @@ def parsed_tree(path: str, data: bytes):
 _DIGESTS: dict = {}       # (path, mtime, size) -> digest, per process
 
 
-def bytes_digest(data: bytes) -> str:
-    """The digest a cached answer records for a file's bytes, and checks against file_digest."""
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
-
-
 def file_digest(path: str) -> str:
     """The digest `jit_entries_of` records for a file (to check a cached result is current),
-    computed once per version of the file."""
-    from jaxlint.project import _read, version
+    computed once per version of the file: a module of a project whose version is unchanged
+    since a run before keeps the digest that run found (Project.kept_digest), unread."""
+    from jaxlint.project import _read, project_of, version
     stamp = version(path)
     if stamp is None:
         return bytes_digest(b"")
     key = (path, stamp)
     if key not in _DIGESTS:
-        _DIGESTS[key] = bytes_digest(_read(path))
+        project = project_of(path)
+        kept = project.kept_digest(path) if project is not None else None
+        _DIGESTS[key] = kept[0] if kept is not None else bytes_digest(_read(path))
     return _DIGESTS[key]
 
 

@@ -53,7 +53,7 @@ def incoming_calls(project, path: str, config=None, depends: Optional[dict] = No
 
 
 def _importers(project, full: str) -> tuple:
-    return tuple(os.path.abspath(p) for p in project.importers(full)[:MAX_IMPORTERS_READ])
+    return tuple(project.importers(full)[:MAX_IMPORTERS_READ])     # absolute paths already
 
 
 class _Walk:
@@ -123,18 +123,21 @@ class _Walk:
 
     def _read(self, full: str, externals: tuple) -> tuple:
         from jaxlint.project import _read, result_cache
-        data = _read(full)
-        digest = bytes_digest(data)
-        if not externals and b"jax" not in data and b"jit" not in data:
+        kept = self.project.kept_digest(full)       # unread when a run before found this version
+        digest, jaxish = kept if kept is not None else (bytes_digest(b""), False)
+        if not externals and not jaxish:
             return (), digest
         cache = result_cache()
         key = None
         if cache is not None:       # kept by an earlier process (flake8 starts one per run)
-            key = cache.key(full, data, "\0".join((self.fingerprint, "incoming", full, json.dumps(
-                [call.to_json() for call in externals], separators=(",", ":")))))
+            key = self._key(cache, full, digest, externals)
             kept = _kept_outgoing(cache.get_payload(full, key, _SUFFIX))
             if kept is not None:
                 return kept, digest
+        data = _read(full)
+        if bytes_digest(data) != digest:        # changed since it was stat'ed: keyed as it is now
+            digest = bytes_digest(data)
+            key = self._key(cache, full, digest, externals) if cache is not None else None
         if self.budget <= 0:
             self.cut = True
             return (), digest
@@ -154,6 +157,12 @@ class _Walk:
             cache.put(full, key, {"outgoing": [call.to_json() for call in outgoing],
                                   "depends": depends}, _SUFFIX)
         return outgoing, digest
+
+    def _key(self, cache, full: str, digest: str, externals: tuple) -> str:
+        """The entry of a module's traced calls: its bytes (by digest), the settings, and the
+        calls made into it."""
+        return cache.key(full, digest.encode(), "\0".join((self.fingerprint, "incoming", full, json.dumps(
+            [call.to_json() for call in externals], separators=(",", ":")))))
 
     def files(self, keys) -> dict:
         """{file: digest} of every module the answers under `keys` were read from."""
