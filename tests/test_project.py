@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import collections
 import importlib.util
+import io
 import json
 import os
 import pathlib
@@ -19,7 +20,7 @@ import pytest
 
 from console import check, jaxlint
 from fixture_expectations import expected_findings
-from jaxlint.project import Project, find_root, import_bindings
+from jaxlint.project import Project, find_root, import_bindings, next_run
 
 PROJECTS = pathlib.Path(__file__).resolve().parent / "projects"
 CASES = sorted(p for p in PROJECTS.iterdir() if p.is_dir())
@@ -826,3 +827,95 @@ def test_a_long_lived_project_sees_a_root_marker_come_and_go(tmp_path):
     (tmp_path / "pyproject.toml").unlink()
     assert project.refresh()
     assert not project.marked and not project.mentions(["enable_x64"])
+
+
+def _lint_in_process(folder, cache, monkeypatch) -> tuple:
+    """(findings as _reported gives them, basenames of the files analysed) of `jaxlint check -j1`
+    over `folder` in this process, as a new process would run it (nothing kept in memory)."""
+    from jaxlint import engine
+    from jaxlint import project as project_module
+    from jaxlint.analysis import crossmodule
+    from jaxlint.cli import main
+    analysed = []
+    analyse_tree = engine.analyse_tree
+
+    def counted(tree, path, *args, **kwargs):
+        analysed.append(os.path.basename(path))
+        return analyse_tree(tree, path, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "analyse_tree", counted)
+    project_module._SHARED.clear()
+    project_module.next_run()
+    crossmodule._DIGESTS.clear()
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    args = ["--no-cache"] if cache is None else ["--cache-dir", str(cache)]
+    monkeypatch.chdir(folder)
+    main(["check", "-j1", *args, "."])
+    monkeypatch.setattr(sys, "stdout", sys.__stdout__)
+
+    class Result:
+        pass
+    result = Result()
+    result.out = out.getvalue()
+    return _reported(result, folder), sorted(set(analysed))
+
+
+def test_an_edit_that_jits_no_called_name_keeps_the_importers_cached_results(tmp_path, monkeypatch):
+    # train.py learnt from model.py only that `init` is no jit site; an edit of model.py that
+    # keeps it so does not analyse train.py again, one that jits it does (and JAX202 appears)
+    folder = tmp_path / "p"
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    (folder / "pkg" / "__init__.py").write_text("")
+    model = folder / "pkg" / "model.py"
+    model.write_text("import jax\n\n\ndef init(key, widths):\n    keys = jax.random.split(key, len(widths))\n"
+                     "    return [jax.random.normal(k, (w,)) for k, w in zip(keys, widths)]\n")
+    (folder / "pkg" / "train.py").write_text(
+        "import jax\n\nfrom pkg.model import init\n\n\ndef build(seed):\n"
+        "    return init(jax.random.key(seed), widths=[4, 8])\n")
+    cache = tmp_path / "cache"
+    assert _lint_in_process(folder, cache, monkeypatch) == (set(), ["model.py", "train.py"])
+    model.write_text(model.read_text() + "\n\ndef width(n):\n    return 2 * n\n")
+    assert _lint_in_process(folder, cache, monkeypatch) == (set(), ["model.py"])
+    model.write_text("from functools import partial\n\n" + model.read_text().replace(
+        "def init", '@partial(jax.jit, static_argnames=("widths",))\ndef init'))
+    found, analysed = _lint_in_process(folder, cache, monkeypatch)
+    assert found == {("pkg/train.py", 7, "JAX202")} and "train.py" in analysed
+    assert _lint_in_process(folder, None, monkeypatch)[0] == found
+
+
+def test_an_edit_that_makes_a_helper_keep_state_is_seen_through_the_cached_results(tmp_path, monkeypatch):
+    # the jitted init's result read from seeding.py that fresh_key keeps no state; once it does
+    # (a global key split under jit, JAX109), the cached result no longer holds
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "jit_init_global_seed", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+    seeding = folder / "nets" / "seeding.py"
+    storing = seeding.read_text()
+    seeding.write_text("import jax\n\n\ndef fresh_key():\n    return jax.random.PRNGKey(42)\n")
+    cache = tmp_path / "cache"
+    found, analysed = _lint_in_process(folder, cache, monkeypatch)
+    assert found == set() and "model.py" in analysed
+    seeding.write_text(seeding.read_text() + "\n\nSEED = 42\n")       # still keeps no state
+    assert _lint_in_process(folder, cache, monkeypatch) == (set(), ["seeding.py"])
+    seeding.write_text(storing)
+    expected = _lint_in_process(folder, None, monkeypatch)[0]
+    assert expected == {("nets/seeding.py", 8, "JAX109")}
+    assert _lint_in_process(folder, cache, monkeypatch)[0] == expected
+
+
+def test_a_fact_entry_of_unknown_kind_or_shape_is_a_changed_module(tmp_path):
+    from jaxlint.analysis.crossmodule import dependency_holds, depended_files, file_digest, record_not_jit
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    return 1\n")
+    depends: dict = {}
+    record_not_jit(depends, str(module), "f", None)
+    [(key, digest)] = depends.items()
+    assert dependency_holds(key, digest) and depended_files(depends) == {str(module)}
+    assert dependency_holds(str(module), file_digest(str(module)))
+    module.write_text("def f():\n    return 2\n\n\nX = 1\n")
+    next_run()                      # a new run looks at the files again
+    assert dependency_holds(key, digest) and not dependency_holds(str(module), digest)
+    for damaged in (key.replace("not jit", "no such fact"), key.rsplit("\0", 2)[0]):
+        with pytest.raises((KeyError, ValueError, TypeError)):
+            dependency_holds(damaged, digest)

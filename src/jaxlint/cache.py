@@ -20,7 +20,7 @@ import os
 from typing import Optional
 
 import jaxlint
-from jaxlint.analysis.crossmodule import ExternalCall, file_digest
+from jaxlint.analysis.crossmodule import ExternalCall, dependency_holds
 from jaxlint.atomic import write_atomically
 from jaxlint.cachedir import CACHE_DIR, root_of, version_folder
 from jaxlint.findings import FileResult, Finding, Fix
@@ -118,7 +118,7 @@ class Cache:
                 raise ValueError("foreign entry")
             payload = entry["payload"]
             depends = payload.get("depends") if isinstance(payload, dict) else None
-            if depends and any(file_digest(other) != digest for other, digest in depends.items()):
+            if depends and not all(dependency_holds(other, digest) for other, digest in depends.items()):
                 raise ValueError("a module it depends on changed")
             return payload
         except Exception:  # noqa: BLE001 - any bad entry is a miss, never an error

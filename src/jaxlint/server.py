@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from jaxlint import __version__
+from jaxlint.analysis.crossmodule import depended_files
 from jaxlint.project import set_buffer
 
 try:
@@ -554,7 +555,7 @@ class JaxlintServer(LanguageServer):
         for doc in self.documents.values():
             report = doc.linted.report if doc.linted is not None else None
             if doc.path and os.path.abspath(doc.path) != full and report is not None \
-                    and full in report.result.depends:
+                    and full in depended_files(report.result.depends):
                 found.append(doc)
         return found
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import bisect
 import collections
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -147,9 +148,7 @@ class ProjectView:
         found = self._outer.get(key)
         if found is None:
             stores, read = stores_outer_state(self.project, target.path, target.name)
-            for full in read:               # a cached result is checked against what was read
-                if full not in self.depends:
-                    self.depends[full] = file_digest(full)
+            record_outer_state(self.depends, target.path, target.name, stores, read)
             found = self._outer[key] = stores
         return found
 
@@ -501,23 +500,101 @@ def jitted_imports(project, path: str, imported: dict, names: set, attrs: dict, 
         module = project.module_path(name, path)
         if module is not None:          # `import pkg.train as T` ... `T.step(...)`
             called = attrs.get(local, set())
-            if called:
-                depends[os.path.abspath(module)] = file_digest(module)
-            if any(may_jit(project, module, attr, config) for attr in called):
-                roots.add(local)
+            jitted = {attr for attr in called if may_jit(project, module, attr, config)}
+            for attr in sorted(called - jitted):
+                record_not_jit(depends, module, attr, config)
+            if jitted:
+                roots.add(local)        # each call is looked at (Analysis._foreign_calls)
             continue
         target = project.resolve(dotted, path) if local in names else None
         if target is None:              # `from pkg.train import step` ... `step(...)`
             continue
         if not may_jit(project, target.path, target.name, config) \
                 or target.name not in jit_entry_names(project, target.path, config):
-            depends[os.path.abspath(target.path)] = file_digest(target.path)
+            record_not_jit(depends, target.path, target.name, config)
             continue
         entries, digest = jit_entries_of(project, target.path, config)
         depends[os.path.abspath(target.path)] = digest
         if target.name in entries:
             roots.add(local)
     return roots
+
+
+# -- what a cached answer read: a module's bytes, or a fact about a module -----------------------
+#
+# A cached answer lists in `depends` what it read: a file's path with the digest of its bytes, or
+# (record_fact) a fact about a module that it took from some files, with their digests. Once one
+# of those files changes, a file entry fails; a fact entry is decided again, and the answer holds
+# if the fact does (an edit of a helper imported by hundreds of modules leaves valid their cached
+# answers that only learnt that its names are no jit sites and that its functions keep no state).
+
+def record_fact(depends: dict, files, kind: str, *fact: str) -> None:
+    """Record in `depends` that an answer relied on the fact `kind(*fact)` (see _FACT_CHECKS),
+    decided from `files`: one entry per file, each naming the fact and all of the files."""
+    files = tuple(dict.fromkeys(os.path.abspath(f) for f in files))
+    for full in files:
+        depends["\0".join((full, kind) + fact + ("|".join(files),))] = file_digest(full)
+
+
+def record_not_jit(depends: dict, path: str, name: str, config) -> None:
+    """Record that an answer took `name` of the module at `path` for no jit site."""
+    wrappers = json.dumps(sorted([key, list(value) if isinstance(value, (list, tuple)) else value]
+                                 for key, value in _wrappers(config).items()))
+    record_fact(depends, (path,), _NOT_JIT, os.path.abspath(path), wrappers, name)
+
+
+def record_outer_state(depends: dict, path: str, name: str, stores: bool, files) -> None:
+    """Record that an answer took the function `name` of the module at `path` to store module
+    state (or not: `stores`), as stores_outer_state decided from `files`."""
+    record_fact(depends, files, _OUTER_STATE, os.path.abspath(path), name, "1" if stores else "0")
+
+
+def _still_not_jit(files: set, path: str, wrappers: str, name: str) -> bool:
+    from jaxlint.project import project_of
+    project = project_of(path)
+    if project is None:
+        return False
+    config = _Wrappers({key: tuple(value) if isinstance(value, list) else value
+                        for key, value in json.loads(wrappers)})
+    return not (may_jit(project, path, name, config) and name in jit_entry_names(project, path, config))
+
+
+def _still_stores(files: set, path: str, name: str, stores: str) -> bool:
+    from jaxlint.project import project_of
+    project = project_of(path)
+    if project is None:
+        return False
+    found, read = stores_outer_state(project, path, name)
+    return found == (stores == "1") and set(read) <= files     # decided from no file unrecorded
+
+
+_NOT_JIT = "not jit"
+_OUTER_STATE = "outer state"
+_FACT_CHECKS = {_NOT_JIT: _still_not_jit, _OUTER_STATE: _still_stores}
+
+
+def dependency_holds(key: str, digest: str) -> bool:
+    """Does what a cached answer read (an entry of its `depends`) still hold? Raises on an entry
+    that is neither a file nor a known fact (the caller takes it for a changed module)."""
+    path, _, fact = key.partition("\0")
+    if file_digest(path) == digest:
+        return True
+    if not fact:
+        return False
+    kind, *args, files = fact.split("\0")
+    return _FACT_CHECKS[kind](set(files.split("|")), *args)
+
+
+def depended_files(depends: dict) -> set:
+    """The files the entries of a `depends` read."""
+    return {key.partition("\0")[0] for key in depends}
+
+
+class _Wrappers:
+    """The one setting that a "not jit" fact keeps in its entry: the configured jit wrappers."""
+
+    def __init__(self, jit_decorators: dict):
+        self.jit_decorators = jit_decorators
 
 
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)

@@ -8,7 +8,6 @@ computed on first use. The engine builds one per file and the fixer one per vers
 from __future__ import annotations
 
 import ast
-import collections
 import os
 import re
 from typing import Optional
@@ -18,7 +17,7 @@ from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.crossmodule import (ExternalCall, Kept, ProjectView, calls_in_text, classes_passed_by_importers,
                                          file_digest, jit_entries_of, jit_entry_names, jitted_imports,
-                                         module_classes, parsed_tree, value_of)
+                                         module_classes, parsed_tree, record_not_jit, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, bind_arguments, parameter_defaults
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, evaluate_literal, param_names, positional_params
@@ -529,7 +528,7 @@ class Analysis:
             if target is None:
                 continue
             if target.name not in jit_entry_names(project, target.path, self.config):
-                self.depends[os.path.abspath(target.path)] = file_digest(target.path)
+                record_not_jit(self.depends, target.path, target.name, self.config)
                 continue
             entries, digest = jit_entries_of(project, target.path, self.config)
             self.depends[os.path.abspath(target.path)] = digest
