@@ -25,8 +25,11 @@ It prints, and writes with `--json`: median (and min/max) wall and CPU time of e
 against the ast floor and against flake8 without the plugin, lines per second, peak memory
 (ru_maxrss of each child from os.wait4: the largest single process of the run), the findings per
 package and code, the ten slowest files (a separate pass timing `engine.lint_file` per file),
-the flake8 plugin's time per file as flake8 calls it (on files that do not mention jax, and its
-total over the corpus: the plugin's cost without the noise of two flake8 runs), a PASS/FAIL
+the time of one module of the largest package linted alone after an edit, with a warm cache (as
+an editor's buffer, saved through `jaxlint check MODULE` and through flake8; `--skip one_file`
+leaves it out), the flake8 plugin's time per file as flake8 calls it (on files that do not
+mention jax, and its total over the corpus: the plugin's cost without the noise of two flake8
+runs), a PASS/FAIL
 check that findings are identical between -j1, all cores, cold and warm (and that the flake8
 plugin reports the same), and each target of issue 8 as MET/MISSED. `--profile` adds a
 cProfile of `lint_file` over the corpus in one process (the hot spots). The code measured is a
@@ -110,6 +113,8 @@ TARGETS_DOC = {
     "nonjax_plugin_ms": ("plugin time on a non-jax file (max, ms)", 0.2, ""),
     "peak_mb": ("peak memory of jaxlint check (MB)", 300.0, ""),
     "slowest_file_s": ("slowest single file (s)", 2.0, ""),
+    "one_file_buffer_s": ("one file, edited buffer, warm cache (s)", 0.1, "issue 22"),
+    "one_file_saved_s": ("one file, saved edit, warm cache (s)", 0.1, "issue 22"),
 }
 
 
@@ -201,6 +206,20 @@ def worker(kind, listfile, extra):
             "median_ms": 1000 * _pct(values, 50), "mean_ms": 1000 * (sum(values) / len(values)) if values else 0.0,
             "p99_ms": 1000 * _pct(values, 99), "max_ms": 1000 * values[-1] if values else 0.0,
             "slowest": [{"path": p, "ms": 1000 * t, "lines": n} for t, p, n in per_file[:5]]}))
+    elif kind == "pick":
+        # The module of a project that most of its other modules import (and that mentions jax):
+        # the helper whose edit reaches furthest, for the one-file pass.
+        from jaxlint.project import Project, find_root
+        project = Project.at(find_root(extra))
+        best = (-1, "")
+        for path in project.files():
+            if os.path.basename(path) == "__init__.py":
+                continue
+            with open(path, "rb") as fh:
+                if b"jax" not in fh.read():
+                    continue
+            best = max(best, (len(project.importers(path)), path))
+        print(json.dumps({"path": best[1], "importers": best[0]}))
     elif kind == "profile":
         import cProfile
         import io
@@ -252,11 +271,12 @@ def _pct(sorted_values, pct):
 # measuring one subprocess
 # ---------------------------------------------------------------------------------------------
 
-def measure(argv, stdout_path, cwd, timeout, env=None):
+def measure(argv, stdout_path, cwd, timeout, env=None, stdin_path=None):
     """Run argv; wall time, CPU time and peak RSS of the child (and the workers it waited for)."""
-    with open(stdout_path, "wb") as out, open(stdout_path + ".err", "wb") as err:
+    with open(stdout_path, "wb") as out, open(stdout_path + ".err", "wb") as err, \
+            open(stdin_path or os.devnull, "rb") as given:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, cwd=cwd, env=env)
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, cwd=cwd, env=env, stdin=given)
         timer = threading.Timer(timeout, proc.kill)
         timer.start()
         try:
@@ -422,7 +442,8 @@ def main(argv=None):
     parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
     parser.add_argument("--skip", default="",
                         help="comma-separated row keys not to run: ast,libcst,j1_cold,jN_cold,"
-                             "warm,flake8_jax,flake8_with,flake8_warm,flake8_without")
+                             "warm,flake8_jax,flake8_with,flake8_warm,flake8_without, and one_file "
+                             "(the pass over one edited module)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="per command, seconds")
     parser.add_argument("--no-snapshot", action="store_true",
                         help="run the live src/ instead of a copy taken at the start (by default "
@@ -546,6 +567,10 @@ def main(argv=None):
     per_file = _worker_json("slowest", listfile, work, args.timeout, "10")
     print("flake8 plugin time per file, as flake8 calls it ...", flush=True)
     nonjax = _worker_json("plugin", listfile, work, args.timeout)
+    one_file = None
+    if "one_file" not in skip:
+        print("one file of the largest package, edited, with a warm cache ...", flush=True)
+        one_file = one_file_pass(corpus, packages, work, max(args.reps, 5), args.timeout)
     profile = None
     if args.profile:
         print("profiling lint_file over the corpus (cProfile) ...", flush=True)
@@ -553,7 +578,7 @@ def main(argv=None):
                                "" if args.profile == "-" else os.path.abspath(args.profile))
     meta["loadavg_end"] = _loadavg()
 
-    results = summarise(rows, meta, lines, per_file, nonjax, profile, fill, corpus)
+    results = summarise(rows, meta, lines, per_file, nonjax, profile, fill, corpus, one_file)
     report(results)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
@@ -577,11 +602,65 @@ def _worker_json(kind, listfile, work, timeout, extra=""):
     return data
 
 
+def one_file_pass(corpus, packages, work, reps, timeout):
+    """One module of the largest package linted alone, as an editor, pre-commit or flake8 lint it
+    while the user works: a copy of the package (the corpus is never edited), its cache filled
+    by `jaxlint check` of the whole package, then per repetition, in a new process each: the
+    module's text with one more function as an editor buffer (standard input), the same edit
+    saved and `jaxlint check MODULE`, another edit saved and flake8 on the module (an unchanged
+    module replays its last answer: the warm row measures that). The module is the one most of
+    the package's modules import, so an edit of it reaches furthest. `python -c pass` is timed
+    beside them: the start every new process pays before jaxlint runs."""
+    sizes = {p: sum(1 for _ in discover([os.path.join(corpus, p)])) for p in packages}
+    package = max(sorted(sizes), key=sizes.get)
+    folder = os.path.join(work, "one-file", package)
+    shutil.copytree(os.path.join(corpus, package), folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+    picked = _worker_json("pick", os.devnull, work, timeout, folder)
+    module = picked.get("path")
+    if not module:
+        return {"error": f"no module picked: {picked}"}
+    cache, flake8_cache = os.path.join(work, "one-cache"), os.path.join(work, "one-cache-flake8")
+    jl = [PY, "-m", "jaxlint", "check", "--cache-dir", cache]
+    f8 = [PY, "-c", FLAKE8_DRIVER, "with", "--isolated", "--select=JAX", f"--jaxlint-cache-dir={flake8_cache}"]
+    fill = measure(jl + [folder], os.path.join(work, "one-fill.out"), folder, timeout)
+    measure(f8 + [module], os.path.join(work, "one-fill-flake8.out"), folder, timeout)
+    with open(module, "rb") as fh:
+        original = fh.read()
+    rows = {key: [] for key in ("python", "buffer", "saved", "flake8")}
+    buffer = os.path.join(work, "one-buffer.py")
+    try:
+        for rep in range(reps):
+            edit = f"\n\ndef _benchmark_edit_{rep}(n):\n    return n + {rep}\n".encode()
+            with open(buffer, "wb") as fh:
+                fh.write(original + edit)
+            out = os.path.join(work, "one.out")
+            rows["python"].append(measure([PY, "-c", "pass"], out, folder, timeout))
+            rows["buffer"].append(measure(jl + ["--stdin-filename", module, "-"], out, folder, timeout,
+                                          stdin_path=buffer))
+            shutil.copyfile(buffer, module)
+            rows["saved"].append(measure(jl + [module], out, folder, timeout))
+            with open(module, "ab") as fh:
+                fh.write(b"\n\ndef _benchmark_flake8_edit(n):\n    return n\n")
+            rows["flake8"].append(measure(f8 + [module], out, folder, timeout))
+            print(f"  one file, rep {rep + 1}/{reps}: " + "  ".join(
+                f"{key} {runs[-1]['wall_s'] * 1000:.0f} ms" for key, runs in rows.items()), flush=True)
+    finally:
+        with open(module, "wb") as fh:
+            fh.write(original)
+    summary = {"package": package, "module": os.path.relpath(module, folder),
+               "importers": picked.get("importers"), "fill_s": fill["wall_s"]}
+    for key, runs in rows.items():
+        walls = [r["wall_s"] for r in runs]
+        summary[key] = {"median_s": statistics.median(walls), "min_s": min(walls), "max_s": max(walls),
+                        "rc": sorted({r["rc"] for r in runs})}
+    return summary
+
+
 # ---------------------------------------------------------------------------------------------
 # summary and report
 # ---------------------------------------------------------------------------------------------
 
-def summarise(rows, meta, lines, per_file, nonjax, profile, fill, corpus):
+def summarise(rows, meta, lines, per_file, nonjax, profile, fill, corpus, one_file=None):
     by_key = {r["key"]: r for r in rows}
     for row in rows:
         runs = row["runs"]
@@ -682,6 +761,12 @@ def summarise(rows, meta, lines, per_file, nonjax, profile, fill, corpus):
     target("peak_mb", max(peaks) if peaks else None,
            "largest single process (workers of -jN each count alone)")
     target("slowest_file_s", per_file.get("max_s"))
+    if one_file and "buffer" in one_file:
+        where = f"{one_file['module']} of {one_file['package']}, imported by {one_file['importers']} modules; " \
+                f"python -c pass {one_file['python']['median_s'] * 1000:.0f} ms"
+        target("one_file_buffer_s", one_file["buffer"]["median_s"], where)
+        target("one_file_saved_s", one_file["saved"]["median_s"],
+               f"flake8 on the saved edit {one_file['flake8']['median_s'] * 1000:.0f} ms")
 
     clean_rows = []
     for row in rows:
@@ -691,7 +776,7 @@ def summarise(rows, meta, lines, per_file, nonjax, profile, fill, corpus):
             "identical_findings": identical, "flake8_plugin_matches_cli": plugin,
             "findings": {"total": len(reference), "by_code": dict(sorted(by_code.items())),
                          "by_package": {p: dict(sorted(c.items())) for p, c in sorted(by_package.items())}},
-            "per_file": per_file, "flake8_plugin": nonjax, "profile": profile}
+            "per_file": per_file, "flake8_plugin": nonjax, "profile": profile, "one_file": one_file}
 
 
 def report(res):
@@ -766,6 +851,20 @@ def report(res):
                   f"{os.path.relpath(item['path'], meta['corpus'])}")
     else:
         print(f"\n== non-jax plugin pass failed: {nj.get('error', '')[-500:]}")
+
+    one = res.get("one_file")
+    if one and "buffer" in one:
+        print(f"\n== one file alone, warm cache: {one['module']} of {one['package']} (imported by "
+              f"{one['importers']} modules; cache filled in {one['fill_s']:.1f} s), median (min-max) ms")
+        names = {"python": "python -c pass (a new process)", "buffer": "jaxlint check - (edited buffer)",
+                 "saved": "jaxlint check MODULE (saved edit)",
+                 "flake8": "flake8 --select=JAX MODULE (saved edit)"}
+        for key, name in names.items():
+            row = one[key]
+            print(f"   {name:<42} {row['median_s'] * 1000:7.0f} ({row['min_s'] * 1000:.0f}-"
+                  f"{row['max_s'] * 1000:.0f})" + (f"  exit {row['rc']}" if set(row["rc"]) - {0, 1} else ""))
+    elif one:
+        print(f"\n== one-file pass failed: {one.get('error', '')[-500:]}")
 
     prof = res.get("profile")
     if prof and "by_tottime" in prof:
