@@ -905,7 +905,8 @@ def test_an_edit_that_makes_a_helper_keep_state_is_seen_through_the_cached_resul
 
 
 def test_a_fact_entry_of_unknown_kind_or_shape_is_a_changed_module(tmp_path):
-    from jaxlint.analysis.crossmodule import dependency_holds, depended_files, file_digest, record_not_jit
+    from jaxlint.analysis.crossmodule import (compact_depends, dependency_holds, depended_files, file_digest,
+                                              record_not_jit)
     module = tmp_path / "m.py"
     module.write_text("def f():\n    return 1\n")
     depends: dict = {}
@@ -916,6 +917,9 @@ def test_a_fact_entry_of_unknown_kind_or_shape_is_a_changed_module(tmp_path):
     module.write_text("def f():\n    return 2\n\n\nX = 1\n")
     next_run()                      # a new run looks at the files again
     assert dependency_holds(key, digest) and not dependency_holds(str(module), digest)
+    both = dict(depends)
+    both[str(module)] = digest
+    assert compact_depends(both) == {str(module): digest} and compact_depends(depends) == depends
     for damaged in (key.replace("not jit", "no such fact"), key.rsplit("\0", 2)[0]):
         with pytest.raises((KeyError, ValueError, TypeError)):
             dependency_holds(damaged, digest)

@@ -20,7 +20,8 @@ import os
 from typing import Optional
 
 import jaxlint
-from jaxlint.analysis.crossmodule import ExternalCall, dependency_holds
+from jaxlint.analysis.crossmodule import ExternalCall, compact_depends, dependency_holds
+from jaxlint.project import bytes_digest
 from jaxlint.atomic import write_atomically
 from jaxlint.cachedir import CACHE_DIR, root_of, version_folder
 from jaxlint.findings import FileResult, Finding, Fix
@@ -84,13 +85,17 @@ class Cache:
         file); in a `--cache-dir` shared by several projects the whole path, since two projects
         can hold the same file at the same place (`pkg/ops.py`) whose answer differs with the
         modules around it."""
+        return self.key_of_digest(path, bytes_digest(data), fingerprint)
+
+    def key_of_digest(self, path: str, digest: str, fingerprint: str) -> str:
+        """`key` from the digest of the bytes (project.bytes_digest): a module whose digest is
+        kept (crossmodule.file_digest) is keyed without reading it."""
         full = os.path.abspath(path)
         root = self.project_root(os.path.dirname(full))
         rel = full[len(root):] if full.startswith(root) and not self.cache_dir else full
-        digest = hashlib.sha256(self._salt)
-        digest.update(f"{fingerprint}\0{rel}\0".encode("utf-8", "surrogateescape"))
-        digest.update(data)
-        return digest.hexdigest()
+        digest_of_key = hashlib.sha256(self._salt)
+        digest_of_key.update(f"{fingerprint}\0{rel}\0{digest}".encode("utf-8", "surrogateescape"))
+        return digest_of_key.hexdigest()
 
     def get(self, path: str, key: str):
         """(FileResult, CellMap or None) from a valid entry, else None."""
@@ -168,7 +173,8 @@ def encode(result: FileResult, cells: Optional[CellMap]) -> dict:
     return {"findings": findings, "error": result.error, "error_line": result.error_line,
             "error_col": result.error_col, "internal_error": result.internal_error,
             "notes": list(result.notes), "cells": cells.to_json() if cells else None,
-            "outgoing": [call.to_json() for call in result.outgoing], "depends": dict(result.depends),
+            "outgoing": [call.to_json() for call in result.outgoing],
+            "depends": compact_depends(result.depends),
             "linked": [call.to_json() for call in result.linked]}
 
 

@@ -424,6 +424,8 @@ def _add_importers(universe: dict, jobs, cache) -> None:
         frontier = found
     pending = []
     for report in extra:
+        if cache and _kept_for_digest(report, cache):
+            continue
         try:
             data = read_file(report.path)
         except SourceError:
@@ -460,6 +462,26 @@ def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache], alone: 
         report.result.path = path
         return None
     return report, key, (path, data, config, root)
+
+
+def _kept_for_digest(report: FileReport, cache: Cache) -> bool:
+    """Fill an importer's report from the cache by the digest kept for its file (unread when its
+    version is unchanged), as `_from_cache` would from its bytes: its result, or the answer that
+    it names no jax and calls no jitted function of the project. False: read it."""
+    from jaxlint.analysis.crossmodule import file_digest
+    full = os.path.abspath(report.path)
+    digest = file_digest(full)
+    fingerprint = report.config.fingerprint()
+    found = cache.get(full, cache.key_of_digest(full, digest, fingerprint))
+    if found is not None:
+        report.result, report.cells = found
+        report.result.path = report.path
+        return True
+    if report.config.project_analysis and cache.get_payload(
+            full, cache.key_of_digest(full, digest, f"{fingerprint}\0calls no jit")) is not None:
+        report.result.notes.append(SKIP_NOTE)
+        return True
+    return False
 
 
 def _calls_project_jit(path: str, full: str, data: bytes, config: Config, cache: Optional[Cache]) -> bool:

@@ -425,11 +425,11 @@ _NAMES_SUFFIX = ".names"        # beside the result entries (.json) of the cache
 
 
 def _read_jit_entry_names(project, full: str, config, extra: str) -> frozenset:
-    from jaxlint.project import _read, result_cache
+    from jaxlint.project import result_cache
     cache = result_cache()
     key = None
     if cache is not None:
-        key = cache.key(full, _read(full), f"{extra}\0jit-entry-names\0{full}")
+        key = cache.key_of_digest(full, file_digest(full), f"{extra}\0jit-entry-names\0{full}")
         kept = cache.get_payload(full, key, _NAMES_SUFFIX)
         if isinstance(kept, list) and all(isinstance(name, str) for name in kept):
             return frozenset(kept)
@@ -528,25 +528,36 @@ def jitted_imports(project, path: str, imported: dict, names: set, attrs: dict, 
 # if the fact does (an edit of a helper imported by hundreds of modules leaves valid their cached
 # answers that only learnt that its names are no jit sites and that its functions keep no state).
 
-def record_fact(depends: dict, files, kind: str, *fact: str) -> None:
-    """Record in `depends` that an answer relied on the fact `kind(*fact)` (see _FACT_CHECKS),
-    decided from `files`: one entry per file, each naming the fact and all of the files."""
+def record_fact(depends: dict, files, kind: str, module: str, *fact: str) -> None:
+    """Record in `depends` that an answer relied on the fact `kind` about `module` (see
+    _FACT_CHECKS), decided from `files`: one entry per file, each naming the fact (the module
+    and the files are left out where they are the entry's own file)."""
     files = tuple(dict.fromkeys(os.path.abspath(f) for f in files))
+    module = os.path.abspath(module)
     for full in files:
-        depends["\0".join((full, kind) + fact + ("|".join(files),))] = file_digest(full)
+        depends["\0".join((full, kind, "" if module == full else module) + fact
+                          + ("|".join(files) if len(files) > 1 else "",))] = file_digest(full)
+
+
+def compact_depends(depends: dict) -> dict:
+    """`depends` without the facts about a file whose bytes are recorded too (its bytes decide)."""
+    if all("\0" not in key for key in depends):
+        return dict(depends)
+    return {key: digest for key, digest in depends.items()
+            if "\0" not in key or key.partition("\0")[0] not in depends}
 
 
 def record_not_jit(depends: dict, path: str, name: str, config) -> None:
     """Record that an answer took `name` of the module at `path` for no jit site."""
     wrappers = json.dumps(sorted([key, list(value) if isinstance(value, (list, tuple)) else value]
                                  for key, value in _wrappers(config).items()))
-    record_fact(depends, (path,), _NOT_JIT, os.path.abspath(path), wrappers, name)
+    record_fact(depends, (path,), _NOT_JIT, path, wrappers, name)
 
 
 def record_outer_state(depends: dict, path: str, name: str, stores: bool, files) -> None:
     """Record that an answer took the function `name` of the module at `path` to store module
     state (or not: `stores`), as stores_outer_state decided from `files`."""
-    record_fact(depends, files, _OUTER_STATE, os.path.abspath(path), name, "1" if stores else "0")
+    record_fact(depends, files, _OUTER_STATE, path, name, "1" if stores else "0")
 
 
 def _still_not_jit(files: set, path: str, wrappers: str, name: str) -> bool:
@@ -575,14 +586,28 @@ _FACT_CHECKS = {_NOT_JIT: _still_not_jit, _OUTER_STATE: _still_stores}
 
 def dependency_holds(key: str, digest: str) -> bool:
     """Does what a cached answer read (an entry of its `depends`) still hold? Raises on an entry
-    that is neither a file nor a known fact (the caller takes it for a changed module)."""
+    that is neither a file nor a known fact (the caller takes it for a changed module). Decided
+    once per run: the entries of one project's answers name the same modules over and over."""
+    from jaxlint.project import run_number
+    if _HOLDS[0] != run_number():
+        _HOLDS[:] = [run_number(), {}]
+    found = _HOLDS[1].get((key, digest))
+    if found is None:
+        found = _HOLDS[1][key, digest] = _holds(key, digest)
+    return found
+
+
+_HOLDS: list = [None, {}]       # [run number, {(entry, digest): holds}]
+
+
+def _holds(key: str, digest: str) -> bool:
     path, _, fact = key.partition("\0")
     if file_digest(path) == digest:
         return True
     if not fact:
         return False
-    kind, *args, files = fact.split("\0")
-    return _FACT_CHECKS[kind](set(files.split("|")), *args)
+    kind, module, *args, files = fact.split("\0")
+    return _FACT_CHECKS[kind](set(files.split("|")) if files else {path}, module or path, *args)
 
 
 def depended_files(depends: dict) -> set:

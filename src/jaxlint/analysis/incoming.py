@@ -21,8 +21,8 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from jaxlint.analysis.crossmodule import (MAX_IMPORTERS_READ, ExternalCall, bytes_digest, file_digest,
-                                          parsed_tree)
+from jaxlint.analysis.crossmodule import (MAX_IMPORTERS_READ, ExternalCall, bytes_digest, compact_depends,
+                                          file_digest, parsed_tree)
 from jaxlint.analysis.file import Analysis
 from jaxlint.project import MAX_BOUNDARIES, run_number
 
@@ -155,13 +155,13 @@ class _Walk:
             return (), digest                # this process's limits: not kept for the next
         if key is not None:
             cache.put(full, key, {"outgoing": [call.to_json() for call in outgoing],
-                                  "depends": depends}, _SUFFIX)
+                                  "depends": compact_depends(depends)}, _SUFFIX)
         return outgoing, digest
 
     def _key(self, cache, full: str, digest: str, externals: tuple) -> str:
         """The entry of a module's traced calls: its bytes (by digest), the settings, and the
         calls made into it."""
-        return cache.key(full, digest.encode(), "\0".join((self.fingerprint, "incoming", full, json.dumps(
+        return cache.key_of_digest(full, digest, "\0".join((self.fingerprint, "incoming", full, json.dumps(
             [call.to_json() for call in externals], separators=(",", ":")))))
 
     def files(self, keys) -> dict:
