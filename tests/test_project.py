@@ -904,6 +904,24 @@ def test_an_edit_that_makes_a_helper_keep_state_is_seen_through_the_cached_resul
     assert _lint_in_process(folder, cache, monkeypatch)[0] == expected
 
 
+def test_an_edit_of_a_config_module_analyses_again_only_the_modules_whose_constant_changed(tmp_path, monkeypatch):
+    # train.py passes hparams.WIDTHS (a list) as a static argument (JAX202); a new name in
+    # hparams.py leaves its cached result valid, a tuple for WIDTHS does not (the finding goes)
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "static_from_config", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+    hparams = folder / "net" / "hparams.py"
+    cache = tmp_path / "cache"
+    expected = _lint_in_process(folder, None, monkeypatch)[0]
+    assert expected == {("net/train.py", 8, "JAX202")}
+    assert _lint_in_process(folder, cache, monkeypatch)[0] == expected
+    hparams.write_text(hparams.read_text() + "DEPTH = 3\n")
+    found, analysed = _lint_in_process(folder, cache, monkeypatch)
+    assert found == expected and "train.py" not in analysed
+    hparams.write_text("WIDTHS = (4, 8, 2)\nDEPTH = 3\n")
+    found, analysed = _lint_in_process(folder, cache, monkeypatch)
+    assert found == set() == _lint_in_process(folder, None, monkeypatch)[0] and "train.py" in analysed
+
+
 def test_a_fact_entry_of_unknown_kind_or_shape_is_a_changed_module(tmp_path):
     from jaxlint.analysis.crossmodule import (compact_depends, dependency_holds, depended_files, file_digest,
                                               record_not_jit)

@@ -90,16 +90,29 @@ def run(targets, jobs: Optional[int] = None, cache: Optional[Cache] = None,
         miss = _from_cache(report, data, cache)
         if miss is not None:
             pending.append(_deferred(miss))
+    universe = _linked(reports)
+    if universe and len(universe) <= MAX_NAMED:
+        # a few files of a project: the files importing them first (unreported), so that the
+        # calls their traces make into the named files run in those files' first analysis
+        _add_importers(universe, jobs, cache)
     meter = Progress(len(pending)) if progress else None
-    done = [r.result for r in reports if r.result.outgoing]      # answered from the cache
+    known = {id(r): r for r in reports} | {id(r): r for r in universe.values()}
+    done = [r.result for r in known.values() if r.result.outgoing]      # from the cache
     for (report, key, _), payload in _analyse_importers_first(pending, done, jobs, meter):
         report.result, report.cells = decode(report.path, payload)
         if cache and key is not None and not report.result.internal_error:
             cache.put(os.path.abspath(report.path), key, payload)
     if meter:
         meter.close()
-    link_modules(reports, jobs, cache)
+    link_modules(universe, jobs, cache)
     return reports
+
+
+def _linked(reports) -> dict:
+    """Absolute path -> report of the files whose traces are followed across modules."""
+    return {os.path.abspath(r.path): r for r in reports
+            if r.config.project_analysis and not r.io_error and not r.path.endswith(".ipynb")
+            and _root_of(r.path)}
 
 
 def boundaries(call) -> int:
@@ -343,19 +356,15 @@ MAX_IMPORTERS = 200     # files read to find the traces that reach the files lin
 MAX_NAMED = 32          # linting more files than this: the project is taken as linted whole
 
 
-def link_modules(reports, jobs=None, cache: Optional[Cache] = None) -> None:
+def link_modules(universe: dict, jobs=None, cache: Optional[Cache] = None) -> None:
     """Trace-time facts across modules: each traced call into another module of the project
     (a result's `outgoing`) is run in that module's analysis, whose findings land on its lines.
-    When only some files of a project are linted, the files importing them are read too (their
-    findings are not reported), so a helper linted alone still sees the jitted step that calls
-    it. Rounds repeat while a helper's run calls into yet another module."""
-    universe = {os.path.abspath(r.path): r for r in reports
-                if r.config.project_analysis and not r.io_error and not r.path.endswith(".ipynb")
-                and _root_of(r.path)}
+    `universe` (absolute path -> report): the files linted, and when only some files of a
+    project are, the files importing them (`_add_importers`: their findings are not reported),
+    so that a helper linted alone still sees the jitted step that calls it. Rounds repeat while
+    a helper's run calls into yet another module."""
     if not universe:
         return
-    if len(universe) <= MAX_NAMED:
-        _add_importers(universe, jobs, cache)
     # what each result ran already (handed in by `run`, or recorded in a cached result)
     applied: dict = {path: set(report.result.linked) for path, report in universe.items()}
     for _ in range(MAX_BOUNDARIES + 1):     # each round crosses one more module boundary

@@ -114,12 +114,9 @@ class ProjectView:
         target = self.target_of(node)
         if target is None:
             return None
-        if not may_be_constant(self.project, target.path, target.name):
-            self.depends[os.path.abspath(target.path)] = file_digest(target.path)
-            return None
-        constants, digest = module_constants(self.project, target.path)
-        self.depends[os.path.abspath(target.path)] = digest
-        return constants.get(target.name)
+        value = constant_of(self.project, target.path, target.name)
+        record_constant(self.depends, target.path, target.name, value)
+        return value
 
     def target_of(self, func) -> Optional[object]:
         """The project Target a callee expression names through this module's imports."""
@@ -526,7 +523,8 @@ def jitted_imports(project, path: str, imported: dict, names: set, attrs: dict, 
 # (record_fact) a fact about a module that it took from some files, with their digests. Once one
 # of those files changes, a file entry fails; a fact entry is decided again, and the answer holds
 # if the fact does (an edit of a helper imported by hundreds of modules leaves valid their cached
-# answers that only learnt that its names are no jit sites and that its functions keep no state).
+# answers that only learnt that its names are no jit sites, that its functions keep no state, or
+# the value and place of one of its constants).
 
 def record_fact(depends: dict, files, kind: str, module: str, *fact: str) -> None:
     """Record in `depends` that an answer relied on the fact `kind` about `module` (see
@@ -560,6 +558,22 @@ def record_outer_state(depends: dict, path: str, name: str, stores: bool, files)
     record_fact(depends, files, _OUTER_STATE, path, name, "1" if stores else "0")
 
 
+def record_constant(depends: dict, path: str, name: str, value: Optional[ast.AST]) -> None:
+    """Record that an answer took `value` (None: no constant) for the name `name` of the module
+    at `path` (constant_of), with its place in the module: a moved constant is another fact."""
+    record_fact(depends, (path,), _CONSTANT, path, name, _constant_digest(value))
+
+
+def _constant_digest(value: Optional[ast.AST]) -> str:
+    return "-" if value is None else bytes_digest(ast.dump(value, include_attributes=True).encode())
+
+
+def _still_constant(files: set, path: str, name: str, digest: str) -> bool:
+    from jaxlint.project import project_of
+    project = project_of(path)
+    return project is not None and _constant_digest(constant_of(project, path, name)) == digest
+
+
 def _still_not_jit(files: set, path: str, wrappers: str, name: str) -> bool:
     from jaxlint.project import project_of
     project = project_of(path)
@@ -581,7 +595,8 @@ def _still_stores(files: set, path: str, name: str, stores: str) -> bool:
 
 _NOT_JIT = "not jit"
 _OUTER_STATE = "outer state"
-_FACT_CHECKS = {_NOT_JIT: _still_not_jit, _OUTER_STATE: _still_stores}
+_CONSTANT = "constant"
+_FACT_CHECKS = {_NOT_JIT: _still_not_jit, _OUTER_STATE: _still_stores, _CONSTANT: _still_constant}
 
 
 def dependency_holds(key: str, digest: str) -> bool:
@@ -703,6 +718,13 @@ def may_be_constant(project, path: str, name: str) -> bool:
     from jaxlint.project import _read
     return name in per_version(project, "top_assigned", path, lambda full: frozenset(
         m.decode() for m in _TOP_ASSIGNED.findall(_read(full))), frozenset())
+
+
+def constant_of(project, path: str, name: str) -> Optional[ast.AST]:
+    """The expression the module at `path` binds once, at top level, to `name`, else None."""
+    if not may_be_constant(project, path, name):
+        return None
+    return module_constants(project, path)[0].get(name)
 
 
 def module_constants(project, path: str) -> tuple:
