@@ -530,8 +530,12 @@ def record_fact(depends: dict, files, kind: str, module: str, *fact: str) -> Non
     """Record in `depends` that an answer relied on the fact `kind` about `module` (see
     _FACT_CHECKS), decided from `files`: one entry per file, each naming the fact (the module
     and the files are left out where they are the entry's own file)."""
-    files = tuple(dict.fromkeys(os.path.abspath(f) for f in files))
-    module = os.path.abspath(module)
+    module = _absolute(module)
+    if len(files) == 1:
+        full = _absolute(files[0])
+        depends["\0".join((full, kind, "" if module == full else module) + fact + ("",))] = file_digest(full)
+        return
+    files = tuple(dict.fromkeys(_absolute(f) for f in files))
     for full in files:
         depends["\0".join((full, kind, "" if module == full else module) + fact
                           + ("|".join(files) if len(files) > 1 else "",))] = file_digest(full)
@@ -547,9 +551,23 @@ def compact_depends(depends: dict) -> dict:
 
 def record_not_jit(depends: dict, path: str, name: str, config) -> None:
     """Record that an answer took `name` of the module at `path` for no jit site."""
-    wrappers = json.dumps(sorted([key, list(value) if isinstance(value, (list, tuple)) else value]
-                                 for key, value in _wrappers(config).items()))
-    record_fact(depends, (path,), _NOT_JIT, path, wrappers, name)
+    record_fact(depends, (path,), _NOT_JIT, path, _wrappers_text(config), name)
+
+
+def _wrappers_text(config) -> str:
+    """The configured jit wrappers as the text a "not jit" fact keeps (asked for every name)."""
+    wrappers = _wrappers(config)
+    if not wrappers:
+        return "[]"
+    key = repr(sorted(wrappers.items()))
+    found = _WRAPPERS_TEXT.get(key)
+    if found is None:
+        found = _WRAPPERS_TEXT[key] = json.dumps(sorted(
+            [name, list(value) if isinstance(value, (list, tuple)) else value] for name, value in wrappers.items()))
+    return found
+
+
+_WRAPPERS_TEXT: dict = {}
 
 
 def record_outer_state(depends: dict, path: str, name: str, stores: bool, files) -> None:
