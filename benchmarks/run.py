@@ -540,7 +540,7 @@ def main(argv=None):
 
     active = [r for r in rows if "skipped" not in r]
     for rep in range(args.reps):
-        shift = rep % len(active)
+        shift = rep % len(active) if active else 0
         order = active[shift:] + active[:shift]
         for row in order:
             out = os.path.join(work, f"{row['key']}.{rep}.out")
@@ -602,13 +602,18 @@ def _worker_json(kind, listfile, work, timeout, extra=""):
     return data
 
 
+ONE_FILE_WARM_UP = 2     # untimed edits first: each front end fills its own entries (the traced
+                         # calls of the module's importers) over its first runs, within a budget
+
+
 def one_file_pass(corpus, packages, work, reps, timeout):
     """One module of the largest package linted alone, as an editor, pre-commit or flake8 lint it
     while the user works: a copy of the package (the corpus is never edited), its cache filled
-    by `jaxlint check` of the whole package, then per repetition, in a new process each: the
-    module's text with one more function as an editor buffer (standard input), the same edit
-    saved and `jaxlint check MODULE`, another edit saved and flake8 on the module (an unchanged
-    module replays its last answer: the warm row measures that). The module is the one most of
+    by `jaxlint check` of the whole package and by ONE_FILE_WARM_UP untimed rounds of edits,
+    then per repetition, in a new process each: the module's text with one more function as an
+    editor buffer (standard input), the same edit saved and `jaxlint check MODULE`, another
+    edit saved and flake8 on the module (an unchanged module replays its last answer: the warm
+    row measures that). The module is the one most of
     the package's modules import, so an edit of it reaches furthest. `python -c pass` is timed
     beside them: the start every new process pays before jaxlint runs."""
     sizes = {p: sum(1 for _ in discover([os.path.join(corpus, p)])) for p in packages}
@@ -629,21 +634,24 @@ def one_file_pass(corpus, packages, work, reps, timeout):
     rows = {key: [] for key in ("python", "buffer", "saved", "flake8")}
     buffer = os.path.join(work, "one-buffer.py")
     try:
-        for rep in range(reps):
-            edit = f"\n\ndef _benchmark_edit_{rep}(n):\n    return n + {rep}\n".encode()
+        for rep in range(-ONE_FILE_WARM_UP, reps):
+            edit = f"\n\ndef _benchmark_edit_{rep + ONE_FILE_WARM_UP}(n):\n    return n + {rep}\n".encode()
             with open(buffer, "wb") as fh:
                 fh.write(original + edit)
             out = os.path.join(work, "one.out")
-            rows["python"].append(measure([PY, "-c", "pass"], out, folder, timeout))
-            rows["buffer"].append(measure(jl + ["--stdin-filename", module, "-"], out, folder, timeout,
-                                          stdin_path=buffer))
+            now = {"python": measure([PY, "-c", "pass"], out, folder, timeout),
+                   "buffer": measure(jl + ["--stdin-filename", module, "-"], out, folder, timeout,
+                                     stdin_path=buffer)}
             shutil.copyfile(buffer, module)
-            rows["saved"].append(measure(jl + [module], out, folder, timeout))
+            now["saved"] = measure(jl + [module], out, folder, timeout)
             with open(module, "ab") as fh:
                 fh.write(b"\n\ndef _benchmark_flake8_edit(n):\n    return n\n")
-            rows["flake8"].append(measure(f8 + [module], out, folder, timeout))
-            print(f"  one file, rep {rep + 1}/{reps}: " + "  ".join(
-                f"{key} {runs[-1]['wall_s'] * 1000:.0f} ms" for key, runs in rows.items()), flush=True)
+            now["flake8"] = measure(f8 + [module], out, folder, timeout)
+            if rep >= 0:
+                for key, run in now.items():
+                    rows[key].append(run)
+            print(f"  one file, {'rep %d/%d' % (rep + 1, reps) if rep >= 0 else 'warm-up'}: " + "  ".join(
+                f"{key} {run['wall_s'] * 1000:.0f} ms" for key, run in now.items()), flush=True)
     finally:
         with open(module, "wb") as fh:
             fh.write(original)
