@@ -922,6 +922,25 @@ def test_an_edit_of_a_config_module_analyses_again_only_the_modules_whose_consta
     assert found == set() == _lint_in_process(folder, None, monkeypatch)[0] and "train.py" in analysed
 
 
+def test_an_edit_beside_an_imported_class_keeps_the_results_that_read_it(tmp_path, monkeypatch):
+    # main.py passes a ModelConfig of settings.py (an eq dataclass, unhashable) as a static
+    # argument (JAX202); a new function in settings.py keeps main.py's cached result, a frozen
+    # ModelConfig does not (the finding goes)
+    folder = tmp_path / "p"
+    shutil.copytree(PROJECTS / "static_config_class", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+    settings = folder / "exp" / "settings.py"
+    cache = tmp_path / "cache"
+    expected = _lint_in_process(folder, None, monkeypatch)[0]
+    assert expected == {("exp/main.py", 9, "JAX202")}
+    assert _lint_in_process(folder, cache, monkeypatch)[0] == expected
+    settings.write_text(settings.read_text() + "\n\ndef default():\n    return ModelConfig()\n")
+    found, analysed = _lint_in_process(folder, cache, monkeypatch)
+    assert found == expected and "main.py" not in analysed
+    settings.write_text(settings.read_text().replace("@dataclasses.dataclass", "@dataclasses.dataclass(frozen=True)"))
+    found, analysed = _lint_in_process(folder, cache, monkeypatch)
+    assert found == set() == _lint_in_process(folder, None, monkeypatch)[0] and "main.py" in analysed
+
+
 def test_a_fact_entry_of_unknown_kind_or_shape_is_a_changed_module(tmp_path):
     from jaxlint.analysis.crossmodule import (compact_depends, dependency_holds, depended_files, file_digest,
                                               record_not_jit)

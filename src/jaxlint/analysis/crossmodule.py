@@ -523,8 +523,8 @@ def jitted_imports(project, path: str, imported: dict, names: set, attrs: dict, 
 # (record_fact) a fact about a module that it took from some files, with their digests. Once one
 # of those files changes, a file entry fails; a fact entry is decided again, and the answer holds
 # if the fact does (an edit of a helper imported by hundreds of modules leaves valid their cached
-# answers that only learnt that its names are no jit sites, that its functions keep no state, or
-# the value and place of one of its constants).
+# answers that only learnt that its names are no jit sites, that its functions keep no state, the
+# value and place of one of its constants, or what one of its classes is).
 
 def record_fact(depends: dict, files, kind: str, module: str, *fact: str) -> None:
     """Record in `depends` that an answer relied on the fact `kind` about `module` (see
@@ -582,6 +582,27 @@ def record_constant(depends: dict, path: str, name: str, value: Optional[ast.AST
     record_fact(depends, (path,), _CONSTANT, path, name, _constant_digest(value))
 
 
+def record_class(depends: dict, path: str, name: str, cls) -> None:
+    """Record that an answer took `cls` (a ClassInfo; None: no class) for the top-level class
+    `name` of the module at `path`. Its readers take the class's own code, bases and flags (how
+    it hashes, whether it is a pytree), never another class of that module (its bases are names
+    there, not looked up)."""
+    record_fact(depends, (path,), _CLASS, path, name, _class_digest(cls))
+
+
+def _class_digest(cls) -> str:
+    if cls is None:
+        return "-"
+    return bytes_digest(repr((ast.dump(cls.node), cls.name, cls.bases, cls.is_pytree, cls.dataclass,
+                              cls.defines_eq, cls.defines_hash, cls.registered_here)).encode())
+
+
+def _still_class(files: set, path: str, name: str, digest: str) -> bool:
+    from jaxlint.project import project_of
+    project = project_of(path)
+    return project is not None and _class_digest(module_classes(project, path)[0].get(name)) == digest
+
+
 def _constant_digest(value: Optional[ast.AST]) -> str:
     return "-" if value is None else bytes_digest(ast.dump(value, include_attributes=True).encode())
 
@@ -614,7 +635,9 @@ def _still_stores(files: set, path: str, name: str, stores: str) -> bool:
 _NOT_JIT = "not jit"
 _OUTER_STATE = "outer state"
 _CONSTANT = "constant"
-_FACT_CHECKS = {_NOT_JIT: _still_not_jit, _OUTER_STATE: _still_stores, _CONSTANT: _still_constant}
+_CLASS = "class"
+_FACT_CHECKS = {_NOT_JIT: _still_not_jit, _OUTER_STATE: _still_stores, _CONSTANT: _still_constant,
+                _CLASS: _still_class}
 
 
 def dependency_holds(key: str, digest: str) -> bool:

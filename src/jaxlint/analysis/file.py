@@ -17,7 +17,7 @@ from jaxlint.analysis import calls
 from jaxlint.analysis import values as vals
 from jaxlint.analysis.crossmodule import (ExternalCall, Kept, ProjectView, calls_in_text, classes_passed_by_importers,
                                          file_digest, jit_entries_of, jit_entry_names, jitted_imports,
-                                         module_classes, parsed_tree, record_not_jit, value_of)
+                                         module_classes, parsed_tree, record_class, record_not_jit, value_of)
 from jaxlint.analysis.dataflow import Budget, Env, Frame, FunctionRun, ModuleFlow, bind_arguments, parameter_defaults
 from jaxlint.analysis.flag_params import flag_params, passes_container
 from jaxlint.analysis.module import ModuleIndex, evaluate_literal, param_names, positional_params
@@ -281,9 +281,9 @@ class Analysis:
         target = view.target_of(node)
         if target is None:
             return None
-        classes, digest = module_classes(view.project, target.path)
-        self.depends[os.path.abspath(target.path)] = digest
-        return classes.get(target.name)
+        found = module_classes(view.project, target.path)[0].get(target.name)
+        record_class(self.depends, target.path, target.name, found)
+        return found
 
     def imported_value(self, node) -> Optional[ast.AST]:
         """The expression a module of the project binds once to the name that `node` (`NAME`
