@@ -904,41 +904,43 @@ def test_an_edit_that_makes_a_helper_keep_state_is_seen_through_the_cached_resul
     assert _lint_in_process(folder, cache, monkeypatch)[0] == expected
 
 
-def test_an_edit_of_a_config_module_analyses_again_only_the_modules_whose_constant_changed(tmp_path, monkeypatch):
-    # train.py passes hparams.WIDTHS (a list) as a static argument (JAX202); a new name in
-    # hparams.py leaves its cached result valid, a tuple for WIDTHS does not (the finding goes)
+def _edits_of_a_module_read_by_an_importer(tmp_path, monkeypatch, case, module, expected, keep, change):
+    """In a copy of test project `case`, the importer whose finding is `expected` (one) read a fact
+    of `module`: the edit `keep` leaves that fact as it was, so a warm run does not analyse the
+    importer again and reports the same; the edit `change` changes it, so the importer is
+    analysed again and the finding goes, as a run without cache says."""
     folder = tmp_path / "p"
-    shutil.copytree(PROJECTS / "static_from_config", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
-    hparams = folder / "net" / "hparams.py"
+    shutil.copytree(PROJECTS / case, folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
+    edited = folder / module
     cache = tmp_path / "cache"
-    expected = _lint_in_process(folder, None, monkeypatch)[0]
-    assert expected == {("net/train.py", 8, "JAX202")}
+    [(importer, _, _)] = expected
+    importer = os.path.basename(importer)
+    assert _lint_in_process(folder, None, monkeypatch)[0] == expected
     assert _lint_in_process(folder, cache, monkeypatch)[0] == expected
-    hparams.write_text(hparams.read_text() + "DEPTH = 3\n")
+    edited.write_text(keep(edited.read_text()))
     found, analysed = _lint_in_process(folder, cache, monkeypatch)
-    assert found == expected and "train.py" not in analysed
-    hparams.write_text("WIDTHS = (4, 8, 2)\nDEPTH = 3\n")
+    assert found == expected and importer not in analysed
+    edited.write_text(change(edited.read_text()))
     found, analysed = _lint_in_process(folder, cache, monkeypatch)
-    assert found == set() == _lint_in_process(folder, None, monkeypatch)[0] and "train.py" in analysed
+    assert found == set() == _lint_in_process(folder, None, monkeypatch)[0] and importer in analysed
+
+
+def test_an_edit_of_a_config_module_analyses_again_only_the_modules_whose_constant_changed(tmp_path, monkeypatch):
+    # train.py passes hparams.WIDTHS (a list) as a static argument (JAX202): a new name in
+    # hparams.py leaves its cached result valid, a tuple for WIDTHS does not
+    _edits_of_a_module_read_by_an_importer(
+        tmp_path, monkeypatch, "static_from_config", "net/hparams.py", {("net/train.py", 8, "JAX202")},
+        keep=lambda text: text + "DEPTH = 3\n", change=lambda text: "WIDTHS = (4, 8, 2)\nDEPTH = 3\n")
 
 
 def test_an_edit_beside_an_imported_class_keeps_the_results_that_read_it(tmp_path, monkeypatch):
     # main.py passes a ModelConfig of settings.py (an eq dataclass, unhashable) as a static
-    # argument (JAX202); a new function in settings.py keeps main.py's cached result, a frozen
-    # ModelConfig does not (the finding goes)
-    folder = tmp_path / "p"
-    shutil.copytree(PROJECTS / "static_config_class", folder, ignore=shutil.ignore_patterns(".jaxlint_cache"))
-    settings = folder / "exp" / "settings.py"
-    cache = tmp_path / "cache"
-    expected = _lint_in_process(folder, None, monkeypatch)[0]
-    assert expected == {("exp/main.py", 9, "JAX202")}
-    assert _lint_in_process(folder, cache, monkeypatch)[0] == expected
-    settings.write_text(settings.read_text() + "\n\ndef default():\n    return ModelConfig()\n")
-    found, analysed = _lint_in_process(folder, cache, monkeypatch)
-    assert found == expected and "main.py" not in analysed
-    settings.write_text(settings.read_text().replace("@dataclasses.dataclass", "@dataclasses.dataclass(frozen=True)"))
-    found, analysed = _lint_in_process(folder, cache, monkeypatch)
-    assert found == set() == _lint_in_process(folder, None, monkeypatch)[0] and "main.py" in analysed
+    # argument (JAX202): a new function in settings.py keeps main.py's cached result, a frozen
+    # ModelConfig does not
+    _edits_of_a_module_read_by_an_importer(
+        tmp_path, monkeypatch, "static_config_class", "exp/settings.py", {("exp/main.py", 9, "JAX202")},
+        keep=lambda text: text + "\n\ndef default():\n    return ModelConfig()\n",
+        change=lambda text: text.replace("@dataclasses.dataclass", "@dataclasses.dataclass(frozen=True)"))
 
 
 def test_a_fact_entry_of_unknown_kind_or_shape_is_a_changed_module(tmp_path):
