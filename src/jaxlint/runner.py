@@ -20,7 +20,7 @@ from jaxlint.cache import Cache, decode, encode
 from jaxlint.config import Config
 from jaxlint.findings import FileResult
 from jaxlint.notebooks import CellMap
-from jaxlint.project import MAX_BOUNDARIES, next_run
+from jaxlint.project import MAX_BOUNDARIES, bytes_digest, next_run
 from jaxlint.source import SKIP_NOTE, SourceError, mentions_jax, read_file
 from jaxlint.source import decode as decode_source
 
@@ -433,13 +433,16 @@ def _add_importers(universe: dict, jobs, cache) -> None:
         frontier = found
     pending = []
     for report in extra:
-        if cache and _kept_for_digest(report, cache):
-            continue
+        missed = None
+        if cache:
+            missed = _kept_for_digest(report, cache)
+            if missed is None:
+                continue
         try:
             data = read_file(report.path)
         except SourceError:
             continue
-        miss = _from_cache(report, data, cache)
+        miss = _from_cache(report, data, cache, missed=missed)
         if miss is not None:
             pending.append(miss)
     for (report, key, _), payload in zip(pending, _analyse([t for *_, t in pending], jobs, None)):
@@ -448,24 +451,29 @@ def _add_importers(universe: dict, jobs, cache) -> None:
             cache.put(os.path.abspath(report.path), key, payload)
 
 
-def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache], alone: bool = False):
+def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache], alone: bool = False,
+                missed: Optional[str] = None):
     """Fill `report` from the cache, or return (report, key, task) for the analysis to do.
 
     `alone`: the file is linted by itself (standard input, an editor's buffer), so a module of a
     project is analysed with the traces its importers make into it, read from their files. Such
     a result has a cache entry of its own: the entry of a run over many files holds the module's
-    own analysis, which that run completes with the other modules' traces afterwards."""
+    own analysis, which that run completes with the other modules' traces afterwards.
+    `missed`: the digest under which `_kept_for_digest` found no entry (not looked up again
+    when the bytes still have it)."""
     path, config = report.path, report.config
     full = os.path.abspath(path)
+    digest = bytes_digest(data) if cache else None
+    looked = missed is not None and missed == digest
     if not path.endswith(".ipynb") and not mentions_jax(data, config) \
-            and not _calls_project_jit(path, full, data, config, cache):
+            and not _calls_project_jit(path, full, data, config, cache, digest, looked):
         report.result.notes.append(SKIP_NOTE)   # cannot hold a traced function (--verbose says so)
         return None
     root = _root_of(path) if config.project_analysis else None
     key = found = None
     if cache:
-        key = cache.key(full, data, config.fingerprint() + ("\0alone" if alone and root else ""))
-        found = cache.get(full, key)
+        key = cache.key_of_digest(full, digest, _result_fingerprint(config, alone and bool(root)))
+        found = None if looked else cache.get(full, key)
     if found is not None:
         report.result, report.cells = found
         report.result.path = path
@@ -473,30 +481,44 @@ def _from_cache(report: FileReport, data: bytes, cache: Optional[Cache], alone: 
     return report, key, (path, data, config, root)
 
 
-def _kept_for_digest(report: FileReport, cache: Cache) -> bool:
+def _kept_for_digest(report: FileReport, cache: Cache) -> Optional[str]:
     """Fill an importer's report from the cache by the digest kept for its file (unread when its
     version is unchanged), as `_from_cache` would from its bytes: its result, or the answer that
-    it names no jax and calls no jitted function of the project. False: read it."""
+    it names no jax and calls no jitted function of the project. None when filled; else the
+    digest looked up (the file is to be read)."""
     from jaxlint.analysis.crossmodule import file_digest
     full = os.path.abspath(report.path)
     digest = file_digest(full)
-    fingerprint = report.config.fingerprint()
-    found = cache.get(full, cache.key_of_digest(full, digest, fingerprint))
+    config = report.config
+    found = cache.get(full, cache.key_of_digest(full, digest, _result_fingerprint(config)))
     if found is not None:
         report.result, report.cells = found
         report.result.path = report.path
-        return True
-    if report.config.project_analysis and cache.get_payload(
-            full, cache.key_of_digest(full, digest, f"{fingerprint}\0calls no jit")) is not None:
+        return None
+    if config.project_analysis and cache.get_payload(
+            full, cache.key_of_digest(full, digest, _no_jit_fingerprint(config))) is not None:
         report.result.notes.append(SKIP_NOTE)
-        return True
-    return False
+        return None
+    return digest
 
 
-def _calls_project_jit(path: str, full: str, data: bytes, config: Config, cache: Optional[Cache]) -> bool:
+def _result_fingerprint(config: Config, alone: bool = False) -> str:
+    """What keys a file's result besides its bytes and path (`alone`: linted by itself, with its
+    importers' traces)."""
+    return config.fingerprint() + ("\0alone" if alone else "")
+
+
+def _no_jit_fingerprint(config: Config) -> str:
+    """What keys the answer that a file naming no jax calls no jitted function of its project."""
+    return f"{config.fingerprint()}\0calls no jit"
+
+
+def _calls_project_jit(path: str, full: str, data: bytes, config: Config, cache: Optional[Cache],
+                       digest: Optional[str] = None, looked: bool = False) -> bool:
     """A module that never names jax but calls another module's jitted function is linted. The
     answer "it calls none" is cached with the modules it looked into, so that a warm run of a
-    project with many such files neither parses their imports nor reads those modules again."""
+    project with many such files neither parses their imports nor reads those modules again.
+    `digest`: of `data`, when known; `looked`: the cache was asked already, in vain."""
     if not config.project_analysis:
         return False
     project = _project(_root_of(path))
@@ -504,8 +526,8 @@ def _calls_project_jit(path: str, full: str, data: bytes, config: Config, cache:
         return False
     key = None
     if cache:
-        key = cache.key(full, data, f"{config.fingerprint()}\0calls no jit")
-        if cache.get(full, key) is not None:
+        key = cache.key_of_digest(full, digest or bytes_digest(data), _no_jit_fingerprint(config))
+        if not looked and cache.get(full, key) is not None:
             return False
     from jaxlint.analysis.crossmodule import calls_project_jit
     depends: dict = {}

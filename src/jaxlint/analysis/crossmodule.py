@@ -531,14 +531,10 @@ def record_fact(depends: dict, files, kind: str, module: str, *fact: str) -> Non
     _FACT_CHECKS), decided from `files`: one entry per file, each naming the fact (the module
     and the files are left out where they are the entry's own file)."""
     module = _absolute(module)
-    if len(files) == 1:
-        full = _absolute(files[0])
-        depends["\0".join((full, kind, "" if module == full else module) + fact + ("",))] = file_digest(full)
-        return
     files = tuple(dict.fromkeys(_absolute(f) for f in files))
+    joined = "|".join(files) if len(files) > 1 else ""
     for full in files:
-        depends["\0".join((full, kind, "" if module == full else module) + fact
-                          + ("|".join(files) if len(files) > 1 else "",))] = file_digest(full)
+        depends["\0".join((full, kind, "" if module == full else module) + fact + (joined,))] = file_digest(full)
 
 
 def compact_depends(depends: dict) -> dict:
@@ -597,37 +593,25 @@ def _class_digest(cls) -> str:
                               cls.defines_eq, cls.defines_hash, cls.registered_here)).encode())
 
 
-def _still_class(files: set, path: str, name: str, digest: str) -> bool:
-    from jaxlint.project import project_of
-    project = project_of(path)
-    return project is not None and _class_digest(module_classes(project, path)[0].get(name)) == digest
+def _still_class(project, files: set, path: str, name: str, digest: str) -> bool:
+    return _class_digest(module_classes(project, path)[0].get(name)) == digest
 
 
 def _constant_digest(value: Optional[ast.AST]) -> str:
     return "-" if value is None else bytes_digest(ast.dump(value, include_attributes=True).encode())
 
 
-def _still_constant(files: set, path: str, name: str, digest: str) -> bool:
-    from jaxlint.project import project_of
-    project = project_of(path)
-    return project is not None and _constant_digest(constant_of(project, path, name)) == digest
+def _still_constant(project, files: set, path: str, name: str, digest: str) -> bool:
+    return _constant_digest(constant_of(project, path, name)) == digest
 
 
-def _still_not_jit(files: set, path: str, wrappers: str, name: str) -> bool:
-    from jaxlint.project import project_of
-    project = project_of(path)
-    if project is None:
-        return False
+def _still_not_jit(project, files: set, path: str, wrappers: str, name: str) -> bool:
     config = _Wrappers({key: tuple(value) if isinstance(value, list) else value
                         for key, value in json.loads(wrappers)})
     return not (may_jit(project, path, name, config) and name in jit_entry_names(project, path, config))
 
 
-def _still_stores(files: set, path: str, name: str, stores: str) -> bool:
-    from jaxlint.project import project_of
-    project = project_of(path)
-    if project is None:
-        return False
+def _still_stores(project, files: set, path: str, name: str, stores: str) -> bool:
     found, read = stores_outer_state(project, path, name)
     return found == (stores == "1") and set(read) <= files     # decided from no file unrecorded
 
@@ -663,7 +647,11 @@ def _holds(key: str, digest: str) -> bool:
     if not fact:
         return False
     kind, module, *args, files = fact.split("\0")
-    return _FACT_CHECKS[kind](set(files.split("|")) if files else {path}, module or path, *args)
+    check = _FACT_CHECKS[kind]
+    from jaxlint.project import project_of
+    module = module or path
+    project = project_of(module)
+    return project is not None and check(project, set(files.split("|")) if files else {path}, module, *args)
 
 
 def depended_files(depends: dict) -> set:

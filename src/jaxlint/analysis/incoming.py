@@ -123,8 +123,8 @@ class _Walk:
 
     def _read(self, full: str, externals: tuple) -> tuple:
         from jaxlint.project import _read, result_cache
-        kept = self.project.kept_digest(full)       # unread when a run before found this version
-        digest, jaxish = kept if kept is not None else (bytes_digest(b""), False)
+        summary = self.project.kept_digest(full)    # unread when a run before found this version
+        digest, jaxish = summary if summary is not None else (bytes_digest(b""), False)
         if not externals and not jaxish:
             return (), digest
         cache = result_cache()
