@@ -149,12 +149,13 @@ class ProjectView:
             found = self._outer[key] = stores
         return found
 
-    def record(self, target, call, args, kwargs, frame, untraced: bool = False) -> None:
+    def record(self, target, call, args, kwargs, frame, untraced: bool = False, arg_nodes=None) -> None:
         """Record a call of another module's function made by a trace with a traced argument
-        (`untraced`: or without one, for a module that stores into module state)."""
+        (`untraced`: or without one, for a module that stores into module state). `arg_nodes`:
+        the expressions of `args`, when they are not `call`'s own (a lax body called by JAX)."""
         line = call.lineno
-        nodes = [a for a in call.args if not isinstance(a, ast.Starred)]
-        if len(nodes) != len(call.args):
+        nodes = arg_nodes if arg_nodes is not None else [a for a in call.args if not isinstance(a, ast.Starred)]
+        if arg_nodes is None and len(nodes) != len(call.args):
             return        # `f(*xs)`: which parameter gets what is not known
         by_keyword = {kw.arg: kw.value for kw in call.keywords if kw.arg is not None}
         taints = tuple(taint_of(v, node) for v, node in zip(args, nodes))

@@ -1830,44 +1830,63 @@ class FunctionRun:
             if pos < len(args):
                 return args[pos]
             return kwargs.get(kw)
+
+        def node_at(pos, kw):
+            if pos < len(n.args):
+                return n.args[pos]
+            return next((k.value for k in n.keywords if k.arg == kw), None)
+
+        def run(body, node, argv):
+            self._run_body(n, node, body, argv, qual)
         carry = None
         if qual == "lax.scan":
             f, init, xs = body_at(0, "f"), body_at(1, "init"), body_at(2, "xs")
             init = self._to_traced(init, "carry")
             xs = self._to_traced(xs, "x") if xs is not None and xs.const is not None else vals.static(None)
             if f is not None:
-                self.call_value(n, f, [init, vals.copy(xs, leaf=MAYBE) if xs.traced else xs], {}, transform=qual)
+                run(f, node_at(0, "f"), [init, vals.copy(xs, leaf=MAYBE) if xs.traced else xs])
             return vals.traced(leaf=CONTAINER, path=("lax.scan()",), text="lax.scan()")
         if qual == "lax.fori_loop":
             body, init = body_at(2, "body_fun"), body_at(3, "init_val")
             if body is not None:
-                self.call_value(n, body, [vals.traced(path=("i",), text="loop index"), self._to_traced(init, "carry")],
-                                {}, transform=qual)
+                run(body, node_at(2, "body_fun"),
+                    [vals.traced(path=("i",), text="loop index"), self._to_traced(init, "carry")])
             return self._to_traced(init, "carry")
         if qual == "lax.while_loop":
             cond, body, init = body_at(0, "cond_fun"), body_at(1, "body_fun"), body_at(2, "init_val")
             carry = self._to_traced(init, "carry")
-            for f in (cond, body):
+            for f, node in ((cond, node_at(0, "cond_fun")), (body, node_at(1, "body_fun"))):
                 if f is not None:
-                    self.call_value(n, f, [carry], {}, transform=qual)
+                    run(f, node, [carry])
             return carry
         if qual == "lax.cond":
             operands = [self._to_traced(a, "operand") for a in args[3:]]
-            for f in args[1:3]:
-                self.call_value(n, f, operands, {}, transform=qual)
+            for f, node in zip(args[1:3], n.args[1:3]):
+                run(f, node, operands)
             return vals.traced(leaf=MAYBE, path=("lax.cond()",), text="lax.cond()")
         if qual == "lax.switch":
             operands = [self._to_traced(a, "operand") for a in args[2:]]
             if len(n.args) > 1 and isinstance(n.args[1], (ast.List, ast.Tuple)):
                 for elt in n.args[1].elts:
-                    self.call_value(n, self.eval(elt), operands, {}, transform=qual)
+                    run(self.eval(elt), elt, operands)
             return vals.traced(leaf=MAYBE, path=("lax.switch()",), text="lax.switch()")
         if qual == "lax.map":
             f, xs = body_at(0, "f"), body_at(1, "xs")
             if f is not None:
-                self.call_value(n, f, [self._to_traced(xs, "x")], {}, transform=qual)
+                run(f, node_at(0, "f"), [self._to_traced(xs, "x")])
             return vals.traced(leaf=MAYBE, path=("lax.map()",), text="lax.map()")
         return vals.traced(leaf=MAYBE, path=(qual + "()",))
+
+    def _run_body(self, n, node, body: V, argv: list, qual: str) -> None:
+        """Run a body of lax control flow (`node`, its expression in the call `n`) with `argv`. A
+        function of another module of the project (`lax.scan(steps.euler_step, ...)`) is run
+        there: its call is recorded for that module, as a call with these arguments."""
+        if body.state not in (FUNC, WRAPPED) and node is not None and self.flow.external is not None \
+                and any(v.traced for v in argv):
+            target = self._external_function(node)
+            if target is not None:
+                self.flow.external.record(target, n, argv, {}, self.frame, arg_nodes=[None] * len(argv))
+        self.call_value(n, body, argv, {}, transform=qual)
 
     def call_apply(self, n, qual, args, kwargs) -> V:
         """`jax.eval_shape(f, *args)`, `jax.vjp(f, *primals)`, `jax.jvp(f, primals, tangents)`,

@@ -1,0 +1,3 @@
+from relax.solver import run
+
+print(run())

@@ -1,0 +1,5 @@
+from relax.solver import run
+
+print(run())
+
+# expected compiles: settle=1
